@@ -1,0 +1,276 @@
+package io.github.mongolock;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoNamespace;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.core.LockCoordinator;
+import io.github.mongolock.core.MonotonicClock;
+import io.github.mongolock.mongo.MongoLockStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The plain-Java entry point: a {@link LockManager} whose locks live in a MongoDB collection, one
+ * document per lock name (shape in {@link MongoLockStore}). The CDI integration builds on it.
+ *
+ * <pre>{@code
+ * try (MongoLockManager locks = MongoLockManager.builder()
+ *         .uri("mongodb://db1,db2,db3/?replicaSet=rs0")
+ *         .database("app")
+ *         .build();
+ *      LockSession lock = locks.acquire("invoice-run")) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; meant to be one per application. Each manager has its own renewal thread
+ * (renewing all its leases in a few round trips) and its own identity: two managers in one JVM
+ * exclude each other like two machines do.
+ */
+public final class MongoLockManager implements LockManager, AutoCloseable {
+
+    public static final String DEFAULT_COLLECTION = "locks";
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final LockCoordinator coordinator;
+    private final MongoClient ownedClient;
+    private final String instanceId;
+
+    private MongoLockManager(LockCoordinator coordinator, MongoClient ownedClient, String instanceId) {
+        this.coordinator = coordinator;
+        this.ownedClient = ownedClient;
+        this.instanceId = instanceId;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public LockSession acquire(String name) {
+        return coordinator.acquire(name);
+    }
+
+    @Override
+    public LockSession acquire(String name, Duration waitFor) {
+        return coordinator.acquire(name, waitFor);
+    }
+
+    @Override
+    public LockSession acquire(String name, LockOptions options) {
+        return coordinator.acquire(name, options);
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name) {
+        return coordinator.tryAcquire(name);
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name, LockOptions options) {
+        return coordinator.tryAcquire(name, options);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return coordinator.inspect(name);
+    }
+
+    /** The configured (or generated) instance id: the first part of every owner this manager writes. */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** The owner the calling thread acquires under, as stored in lock documents and {@link LockInfo#owner()}. */
+    public String currentOwner() {
+        return coordinator.currentOwner();
+    }
+
+    /** Stops renewals, releases what this manager still holds, and closes the client if the builder created it. */
+    @Override
+    public void close() {
+        try {
+            coordinator.close();
+        } finally {
+            if (ownedClient != null) {
+                ownedClient.close();
+            }
+        }
+    }
+
+    /** Collects the settings; {@link #build()} checks them all and names the first one that is wrong. */
+    public static final class Builder {
+        private MongoClient client;
+        private String uri;
+        private String database;
+        private String collection = DEFAULT_COLLECTION;
+        private Duration leaseTime = DEFAULT_LEASE_TIME;
+        private Duration waitTime = DEFAULT_WAIT_TIME;
+        private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
+        private String instanceId;
+        private final List<LockListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** An application-owned client; the manager never closes it. Excludes {@link #uri(String)}. */
+        public Builder client(MongoClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /** A connection string; the manager creates the client and closes it on {@link #close()}. Excludes {@link #client(MongoClient)}. */
+        public Builder uri(String uri) {
+            this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /** The database of the lock collection; defaults to the database named in the URI, if any. */
+        public Builder database(String database) {
+            this.database = Objects.requireNonNull(database, "database");
+            return this;
+        }
+
+        /** The lock collection; default {@value #DEFAULT_COLLECTION}. */
+        public Builder collection(String collection) {
+            this.collection = Objects.requireNonNull(collection, "collection");
+            return this;
+        }
+
+        /** How long a lease lasts without renewal, so how long a crashed holder blocks others; default PT30S. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** How long {@link LockManager#acquire(String)} waits; default PT10S. Zero: one attempt. */
+        public Builder waitTime(Duration waitTime) {
+            this.waitTime = Objects.requireNonNull(waitTime, "waitTime");
+            return this;
+        }
+
+        /**
+         * Server selection, connect and socket read timeout of a client created from {@link #uri(String)},
+         * where the URI does not set them; default PT10S. Bounds how long an operation blocks while MongoDB is unreachable.
+         */
+        public Builder storeTimeout(Duration storeTimeout) {
+            this.storeTimeout = Objects.requireNonNull(storeTimeout, "storeTimeout");
+            return this;
+        }
+
+        /** A readable label for this manager's owners (e.g. the pod name); default {@code <host>-<pid>-<random>}. */
+        public Builder instanceId(String instanceId) {
+            this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
+            return this;
+        }
+
+        /** Told of every acquisition, release and lost lease of this manager. */
+        public Builder listener(LockListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** @throws LockConfigurationException naming the setting and value that are wrong */
+        public MongoLockManager build() {
+            if ((client == null) == (uri == null)) {
+                throw new LockConfigurationException(client == null
+                        ? "No MongoDB connection given: call uri(\"mongodb://...\") or client(mongoClient) on the builder."
+                        : "Both client(...) and uri(...) were given: use one of them.");
+            }
+            LockArguments.checkLease(leaseTime, "leaseTime");
+            LockArguments.checkWait(waitTime, "waitTime");
+            if (storeTimeout.isNegative() || storeTimeout.isZero()) {
+                throw new LockConfigurationException("storeTimeout = " + storeTimeout + " must be positive (e.g. PT10S).");
+            }
+            String id = instanceId == null ? defaultInstanceId() : checkInstanceId(instanceId);
+            ConnectionString connection = uri == null ? null : parse(uri);
+            String databaseName = database != null ? database
+                    : connection != null ? connection.getDatabase() : null;
+            if (databaseName == null) {
+                throw new LockConfigurationException("No database given for the lock collection: call database(\"...\")"
+                        + " or name one in the URI (mongodb://host/<database>).");
+            }
+            checkNamespace(databaseName, collection);
+            MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
+            MongoClient effective = ownedClient != null ? ownedClient : client;
+            MongoLockStore store = new MongoLockStore(effective.getDatabase(databaseName).getCollection(collection));
+            // The nonce makes owners unique even when several nodes are given the same instance id.
+            String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
+            LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
+                    MonotonicClock.system(), listeners);
+            return new MongoLockManager(coordinator, ownedClient, id);
+        }
+
+        private static ConnectionString parse(String uri) {
+            try {
+                return new ConnectionString(uri);
+            } catch (IllegalArgumentException invalid) {
+                throw new LockConfigurationException("MongoDB URI \"" + redact(uri) + "\" is not valid: "
+                        + invalid.getMessage() + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...",
+                        invalid);
+            }
+        }
+
+        private static MongoClientSettings settings(ConnectionString connection, Duration timeout) {
+            int millis = (int) Math.min(timeout.toMillis(), Integer.MAX_VALUE);
+            MongoClientSettings.Builder settings = MongoClientSettings.builder().applyConnectionString(connection);
+            if (connection.getServerSelectionTimeout() == null) {
+                settings.applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(millis, TimeUnit.MILLISECONDS));
+            }
+            if (connection.getConnectTimeout() == null) {
+                settings.applyToSocketSettings(socket -> socket.connectTimeout(millis, TimeUnit.MILLISECONDS));
+            }
+            if (connection.getSocketTimeout() == null) {
+                settings.applyToSocketSettings(socket -> socket.readTimeout(millis, TimeUnit.MILLISECONDS));
+            }
+            return settings.build();
+        }
+
+        private static void checkNamespace(String databaseName, String collectionName) {
+            try {
+                MongoNamespace.checkDatabaseNameValidity(databaseName);
+            } catch (IllegalArgumentException invalid) {
+                throw new LockConfigurationException("Database name \"" + databaseName + "\" is not valid: "
+                        + invalid.getMessage(), invalid);
+            }
+            if (collectionName.isEmpty() || collectionName.contains("$") || collectionName.contains("\0")
+                    || collectionName.startsWith("system.")) {
+                throw new LockConfigurationException("Collection name \"" + collectionName + "\" is not valid: it must be"
+                        + " non-empty, without '$' or NUL, and must not start with \"system.\".");
+            }
+        }
+
+        private static String checkInstanceId(String id) {
+            if (id.isBlank() || id.length() > 128 || id.contains("\0")) {
+                throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: it must be 1 to 128"
+                        + " characters, not blank, without NUL.");
+            }
+            return id;
+        }
+
+        private static String defaultInstanceId() {
+            String host = System.getenv("HOSTNAME");
+            if (host == null || host.isBlank()) {
+                host = System.getenv("COMPUTERNAME");
+            }
+            if (host == null || host.isBlank()) {
+                host = "host";
+            }
+            return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 4);
+        }
+
+        private static String redact(String uri) {
+            return uri.replaceAll("//[^@/]*@", "//***@");
+        }
+    }
+}

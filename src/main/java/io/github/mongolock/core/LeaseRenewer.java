@@ -1,0 +1,162 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * Renews every lease a manager holds from one scheduler thread, every lease/3 (of the shortest
+ * lease held), in batches of {@value #BATCH} claims per {@link LockStore#renew} call: a constant
+ * number of round trips per interval however many locks are held, and no thread per lock.
+ *
+ * <p>A claim the store no longer confirms is reported lost. When the store cannot be reached,
+ * leases stay valid until a whole lease time has passed since their last confirmation, then they
+ * are reported lost too: by then the store may have handed the lock to someone else. The renewer
+ * is idle (nothing scheduled) while nothing is held.
+ */
+final class LeaseRenewer implements AutoCloseable {
+
+    static final int BATCH = 10_000;
+    private static final System.Logger LOG = System.getLogger(LeaseRenewer.class.getName());
+
+    private final LockStore store;
+    private final MonotonicClock clock;
+    private final Supplier<Collection<HeldLock>> heldLocks;
+    private final BiConsumer<HeldLock, String> onLost;
+    private final ScheduledThreadPoolExecutor executor;
+
+    /** Guarded by {@code this}. */
+    private ScheduledFuture<?> next;
+    /** Guarded by {@code this}. */
+    private long nextRunAtNanos;
+    /** Only touched by the renewal thread. */
+    private boolean failing;
+
+    LeaseRenewer(LockStore store, MonotonicClock clock, String threadName,
+                 Supplier<Collection<HeldLock>> heldLocks, BiConsumer<HeldLock, String> onLost) {
+        this.store = store;
+        this.clock = clock;
+        this.heldLocks = heldLocks;
+        this.onLost = onLost;
+        this.executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** Makes sure a renewal runs within {@code lock}'s renewal period. */
+    synchronized void tracked(HeldLock lock) {
+        long due = clock.nanoTime() + lock.renewalPeriodNanos();
+        if (next == null || due - nextRunAtNanos < 0) {
+            schedule(due);
+        }
+    }
+
+    private void schedule(long dueNanos) {
+        if (executor.isShutdown()) {
+            return;
+        }
+        if (next != null) {
+            next.cancel(false);
+        }
+        nextRunAtNanos = dueNanos;
+        next = executor.schedule(this::run, Math.max(dueNanos - clock.nanoTime(), 0), TimeUnit.NANOSECONDS);
+    }
+
+    private void run() {
+        try {
+            renewAll();
+        } catch (RuntimeException unexpected) {
+            LOG.log(Level.ERROR, "mongolock lease renewal failed unexpectedly; retrying at the next interval", unexpected);
+        } finally {
+            planNext();
+        }
+    }
+
+    private synchronized void planNext() {
+        next = null;
+        long shortest = Long.MAX_VALUE;
+        for (HeldLock lock : heldLocks.get()) {
+            if (lock.status == HeldLock.Status.HELD) {
+                shortest = Math.min(shortest, lock.renewalPeriodNanos());
+            }
+        }
+        if (shortest != Long.MAX_VALUE) {
+            schedule(clock.nanoTime() + shortest);
+        }
+    }
+
+    void renewAll() {
+        List<HeldLock> batch = new ArrayList<>();
+        for (HeldLock lock : heldLocks.get()) {
+            if (lock.status == HeldLock.Status.HELD) {
+                batch.add(lock);
+                if (batch.size() == BATCH) {
+                    renew(batch);
+                    batch = new ArrayList<>();
+                }
+            }
+        }
+        if (!batch.isEmpty()) {
+            renew(batch);
+        }
+    }
+
+    private void renew(List<HeldLock> batch) {
+        List<LeaseClaim> claims = new ArrayList<>(batch.size());
+        for (HeldLock lock : batch) {
+            claims.add(new LeaseClaim(lock.name, lock.owner, lock.fencingToken));
+        }
+        long sentAt = clock.nanoTime();
+        Set<String> confirmed;
+        try {
+            confirmed = store.renew(claims);
+        } catch (LockException storeDown) {
+            if (!failing) {
+                LOG.log(Level.WARNING, "mongolock could not renew " + batch.size()
+                        + " lease(s); held locks stay valid until their lease runs out unconfirmed", storeDown);
+                failing = true;
+            }
+            long now = clock.nanoTime();
+            for (HeldLock lock : batch) {
+                if (!lock.confirmedAt(now)) {
+                    onLost.accept(lock, "its lease (" + lock.lease + ") could not be renewed for a whole lease time: "
+                            + storeDown.getMessage());
+                }
+            }
+            return;
+        }
+        if (failing) {
+            LOG.log(Level.INFO, "mongolock lease renewal works again");
+            failing = false;
+        }
+        for (HeldLock lock : batch) {
+            if (confirmed.contains(lock.name)) {
+                lock.confirm(sentAt);
+            } else {
+                onLost.accept(lock, "a renewal found that the lease had run out and the lock belongs to another owner now");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockConfigurationException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** The rules for lock names and durations, checked before anything reaches the store. */
+public final class LockArguments {
+
+    public static final int MAX_NAME_BYTES = 512;
+    public static final Duration MIN_LEASE = Duration.ofMillis(100);
+    public static final Duration MAX_LEASE = Duration.ofDays(365);
+
+    private LockArguments() {
+    }
+
+    /** Names are stored as string values only, so {@code $}, dots and braces are harmless; NUL and size are not. */
+    public static String checkName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new LockConfigurationException("Lock name " + (name == null ? "null" : "\"\"")
+                    + " is not allowed: a lock name must be a non-empty string of at most "
+                    + MAX_NAME_BYTES + " UTF-8 bytes without NUL characters.");
+        }
+        int nul = name.indexOf('\0');
+        if (nul >= 0) {
+            throw new LockConfigurationException("Lock name " + quote(name) + " contains a NUL character at index "
+                    + nul + ": a lock name must not contain NUL (\\u0000).");
+        }
+        int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_NAME_BYTES) {
+            throw new LockConfigurationException("Lock name " + quote(name) + " is " + bytes
+                    + " UTF-8 bytes long: at most " + MAX_NAME_BYTES + " are allowed. Use a shorter name, e.g. a hash of the long key.");
+        }
+        return name;
+    }
+
+    /** @param source where the value came from, e.g. {@code "leaseTime"} or {@code "mongolock.lease-time"} */
+    public static Duration checkLease(Duration lease, String source) {
+        if (lease == null) {
+            throw new LockConfigurationException(source + " must not be null: give a lease time between "
+                    + MIN_LEASE + " and " + MAX_LEASE + ".");
+        }
+        if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+            throw new LockConfigurationException(source + " = " + lease + " is out of range: a lease time must be between "
+                    + MIN_LEASE + " and " + MAX_LEASE + " (ISO-8601, e.g. PT30S).");
+        }
+        return lease;
+    }
+
+    /** Zero means one attempt; anything beyond ~292 years is treated as "wait forever". */
+    public static Duration checkWait(Duration wait, String source) {
+        if (wait == null) {
+            throw new LockConfigurationException(source + " must not be null: give a wait time of zero (one attempt) or more.");
+        }
+        if (wait.isNegative()) {
+            throw new LockConfigurationException(source + " = " + wait
+                    + " is negative: a wait time must be zero (one attempt) or positive (ISO-8601, e.g. PT5S).");
+        }
+        return wait;
+    }
+
+    static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    static String quote(String name) {
+        String shown = name.length() > 80 ? name.substring(0, 80) + "...(" + name.length() + " chars)" : name;
+        return "\"" + shown.replace("\0", "\\u0000") + "\"";
+    }
+}

@@ -1,0 +1,405 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockEvent;
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInfo;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockListener;
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.LockTimeoutException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
+ * local wake-ups and jittered backoff, re-entrancy bookkeeping, lease renewal and loss detection.
+ *
+ * <p>The owner of a hold is {@code <ownerPrefix>:<thread id>}; {@code ownerPrefix} must be unique
+ * per coordinator (it contains a random nonce), so two coordinators never re-enter each other's
+ * locks. One coordinator holds at most one {@link HeldLock} per name: two of its threads exclude
+ * each other locally without a round trip. Thread-safe.
+ */
+public final class LockCoordinator implements LockManager, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(LockCoordinator.class.getName());
+
+    private final LockStore store;
+    private final String ownerPrefix;
+    private final Duration defaultLease;
+    private final Duration defaultWait;
+    private final MonotonicClock clock;
+    private final List<LockListener> listeners;
+    private final RetryBackoff backoff = RetryBackoff.standard();
+    private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
+    private final ReleaseSignals signals = new ReleaseSignals();
+    private final LeaseRenewer renewer;
+    private volatile boolean closed;
+
+    public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                           MonotonicClock clock, List<LockListener> listeners) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.ownerPrefix = Objects.requireNonNull(ownerPrefix, "ownerPrefix");
+        this.defaultLease = LockArguments.checkLease(defaultLease, "leaseTime");
+        this.defaultWait = LockArguments.checkWait(defaultWait, "waitTime");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.listeners = List.copyOf(listeners);
+        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix,
+                held::values, this::leaseLost);
+    }
+
+    @Override
+    public LockSession acquire(String name) {
+        return acquire(name, LockOptions.defaults());
+    }
+
+    @Override
+    public LockSession acquire(String name, Duration waitFor) {
+        return acquire(name, LockOptions.defaults().waitTime(LockArguments.checkWait(waitFor, "waitFor")));
+    }
+
+    @Override
+    public LockSession acquire(String name, LockOptions options) {
+        return obtain(name, options, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name) {
+        return obtain(name, LockOptions.defaults().waitTime(Duration.ZERO), false);
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name, LockOptions options) {
+        return obtain(name, options, false);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        ensureOpen();
+        return store.inspect(LockArguments.checkName(name));
+    }
+
+    /** The owner id the calling thread acquires under. */
+    public String currentOwner() {
+        return ownerPrefix + ":" + Thread.currentThread().getId();
+    }
+
+    private Optional<LockSession> obtain(String name, LockOptions options, boolean throwWhenBusy) {
+        ensureOpen();
+        LockArguments.checkName(name);
+        Objects.requireNonNull(options, "options");
+        Duration wait = LockArguments.checkWait(options.waitTime().orElse(defaultWait), "waitTime");
+        Duration lease = LockArguments.checkLease(options.leaseTime().orElse(defaultLease), "leaseTime");
+        String owner = currentOwner();
+        long waitNanos = LockArguments.saturatedNanos(wait);
+        long start = clock.nanoTime();
+        // Join before the first attempt so a release between that attempt and the park is seen.
+        ReleaseSignals.Signal signal = waitNanos > 0 ? signals.join(name) : null;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                ensureOpen();
+                if (signal != null && Thread.currentThread().isInterrupted()) {
+                    throw interrupted(name, null);
+                }
+                long generation = signal == null ? 0 : signal.generation();
+                HeldLock current = held.get(name);
+                if (current != null && current.owner.equals(owner)) {
+                    Optional<LockSession> reentered = reenter(current);
+                    if (reentered.isPresent()) {
+                        return reentered;
+                    }
+                    continue; // released from another thread meanwhile: acquire afresh
+                }
+                AcquireAttempt.Busy busy;
+                if (current != null && current.status == HeldLock.Status.HELD) {
+                    // Another thread of this manager holds it: no round trip needed to know.
+                    busy = new AcquireAttempt.Busy(Optional.of(current.owner), Optional.empty());
+                } else {
+                    long sentAt = clock.nanoTime();
+                    AcquireAttempt result = attemptFresh(name, owner, lease);
+                    if (result instanceof AcquireAttempt.Granted granted) {
+                        return Optional.of(registerFresh(name, owner, lease, granted, sentAt));
+                    }
+                    busy = (AcquireAttempt.Busy) result;
+                }
+                long left = waitNanos - (clock.nanoTime() - start);
+                if (left <= 0 || signal == null) {
+                    if (throwWhenBusy) {
+                        throw timeout(name, wait, busy);
+                    }
+                    return Optional.empty();
+                }
+                long pause = Math.min(backoff.pauseNanos(attempt, busy.remainingLease().orElse(null)), left);
+                signal.awaitChange(generation, pause);
+            }
+        } catch (InterruptedException interruptedWhileParked) {
+            throw interrupted(name, interruptedWhileParked);
+        } finally {
+            if (signal != null) {
+                signals.leave(name, signal);
+            }
+        }
+    }
+
+    /**
+     * One fresh attempt. When the store fails, the outcome is unknown (the write may have landed);
+     * this thread holds nothing of {@code name}, so any document owned by it is an orphan of this very
+     * attempt and is freed right away instead of blocking others until its lease runs out.
+     */
+    private AcquireAttempt attemptFresh(String name, String owner, Duration lease) {
+        try {
+            return store.tryAcquire(name, owner, lease);
+        } catch (LockStoreException | LockInterruptedException failure) {
+            boolean wasInterrupted = Thread.interrupted();
+            try {
+                store.abandon(name, owner);
+            } catch (LockException cleanupFailed) {
+                failure.addSuppressed(cleanupFailed);
+            } finally {
+                if (wasInterrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            throw failure;
+        }
+    }
+
+    private LockSession registerFresh(String name, String owner, Duration lease, AcquireAttempt.Granted granted,
+                                      long sentAt) {
+        HeldLock lock = new HeldLock(name, owner, granted.fencingToken(), granted.version(), lease, sentAt);
+        HeldLock previous = held.put(name, lock);
+        if (previous != null) {
+            // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
+            leaseLost(previous, "the lease ran out and another thread of this manager took the lock over (token "
+                    + granted.fencingToken() + ")");
+        }
+        renewer.tracked(lock);
+        fire(LockEvent.Kind.ACQUIRED, lock, 1);
+        if (closed) {
+            release(lock);
+            throw closedException();
+        }
+        return new LockHold(this, lock, 1);
+    }
+
+    private Optional<LockSession> reenter(HeldLock lock) {
+        int holds;
+        lock.mutex.lock();
+        try {
+            if (lock.status == HeldLock.Status.RELEASED) {
+                return Optional.empty();
+            }
+            if (lock.status == HeldLock.Status.LOST) {
+                throw lost(lock, "cannot be re-entered");
+            }
+            long sentAt = clock.nanoTime();
+            boolean moved;
+            try {
+                moved = store.reenter(lock.name, lock.owner, lock.version);
+            } catch (LockException failure) {
+                lock.markLost("re-entering failed and its outcome is unknown: " + failure.getMessage());
+                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                throw failure;
+            }
+            if (!moved) {
+                lock.markLost("the lease had run out and another owner took the lock over");
+                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                throw lost(lock, "cannot be re-entered");
+            }
+            lock.version++;
+            holds = ++lock.holds;
+            lock.confirm(sentAt);
+        } finally {
+            lock.mutex.unlock();
+        }
+        fire(LockEvent.Kind.ACQUIRED, lock, holds);
+        return Optional.of(new LockHold(this, lock, holds));
+    }
+
+    void release(HeldLock lock) {
+        boolean freed = false;
+        int remaining;
+        lock.mutex.lock();
+        try {
+            switch (lock.status) {
+                case RELEASED:
+                    return; // the manager was closed and released it already
+                case LOST:
+                    remaining = --lock.holds;
+                    if (remaining == 0) {
+                        held.remove(lock.name, lock);
+                        freeIfStillOurs(lock);
+                    }
+                    throw lost(lock, "was not released by this close()");
+                default:
+                    break;
+            }
+            remaining = lock.holds - 1;
+            boolean released;
+            try {
+                released = store.release(lock.name, lock.owner, lock.version, remaining);
+            } catch (LockException failure) {
+                lock.markLost("releasing failed and its outcome is unknown: " + failure.getMessage());
+                lock.holds = remaining;
+                if (remaining == 0) {
+                    held.remove(lock.name, lock);
+                }
+                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                throw new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
+                        + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out.",
+                        failure);
+            }
+            if (!released) {
+                lock.markLost("the lease had run out and another owner took the lock over");
+                lock.holds = remaining;
+                if (remaining == 0) {
+                    held.remove(lock.name, lock);
+                }
+                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                throw lost(lock, "was not released by this close(): it is not ours any more");
+            }
+            lock.version++;
+            lock.holds = remaining;
+            if (remaining == 0) {
+                lock.status = HeldLock.Status.RELEASED;
+                held.remove(lock.name, lock);
+                freed = true;
+            }
+        } finally {
+            lock.mutex.unlock();
+        }
+        if (freed) {
+            signals.released(lock.name);
+        }
+        fire(LockEvent.Kind.RELEASED, lock, remaining);
+    }
+
+    /**
+     * A lease lost locally (unconfirmed, or a store failure) may still be ours in the store: a
+     * version-checked release frees it early, and changes nothing if anyone else moved it.
+     */
+    private void freeIfStillOurs(HeldLock lock) {
+        try {
+            if (store.release(lock.name, lock.owner, lock.version, 0)) {
+                signals.released(lock.name);
+            }
+        } catch (LockException stillDown) {
+            LOG.log(Level.DEBUG, "could not free lost lock {0} early; it frees itself when its lease runs out", lock.name);
+        }
+    }
+
+    boolean isHeld(HeldLock lock) {
+        return !closed && lock.isHeldAt(clock.nanoTime());
+    }
+
+    /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
+    private void leaseLost(HeldLock lock, String reason) {
+        boolean changed = false;
+        if (lock.mutex.tryLock()) {
+            try {
+                changed = lock.markLost(reason);
+            } finally {
+                lock.mutex.unlock();
+            }
+        }
+        // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
+        if (changed) {
+            LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
+                    + ", owner " + lock.owner + "): " + reason);
+            fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+        }
+    }
+
+    private void fire(LockEvent.Kind kind, HeldLock lock, int holdCount) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        LockEvent event = new LockEvent(kind, lock.name, lock.fencingToken, lock.owner, holdCount);
+        for (LockListener listener : listeners) {
+            try {
+                listener.onEvent(event);
+            } catch (RuntimeException broken) {
+                LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
+            }
+        }
+    }
+
+    /**
+     * Stops renewals, then releases every lock still held (each with its version check); wakes all
+     * waiters, who then fail. Store failures are logged: such locks free themselves when their
+     * leases run out.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        renewer.close();
+        List<String> unreleased = new ArrayList<>();
+        for (HeldLock lock : held.values()) {
+            lock.mutex.lock();
+            try {
+                if (lock.status != HeldLock.Status.HELD) {
+                    continue;
+                }
+                try {
+                    store.release(lock.name, lock.owner, lock.version, 0);
+                } catch (LockException failure) {
+                    unreleased.add(lock.name);
+                }
+                lock.holds = 0;
+                lock.status = HeldLock.Status.RELEASED;
+                held.remove(lock.name, lock);
+            } finally {
+                lock.mutex.unlock();
+            }
+            signals.released(lock.name);
+            fire(LockEvent.Kind.RELEASED, lock, 0);
+        }
+        signals.releasedAll();
+        if (!unreleased.isEmpty()) {
+            LOG.log(Level.WARNING, "mongolock could not release " + unreleased
+                    + " on close; they free themselves when their leases run out");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw closedException();
+        }
+    }
+
+    private LockException closedException() {
+        return new LockException("This lock manager (" + ownerPrefix + ") is closed: create a new one to acquire locks.");
+    }
+
+    private LockTimeoutException timeout(String name, Duration wait, AcquireAttempt.Busy busy) {
+        StringBuilder message = new StringBuilder("Lock \"").append(name).append("\" was not acquired within ")
+                .append(wait).append(": it is held by ").append(busy.holder().orElse("another owner"));
+        busy.remainingLease().ifPresent(lease -> message.append(", whose lease runs out in ").append(lease)
+                .append(" unless renewed"));
+        message.append(". Wait longer, or use tryAcquire to go on without the lock.");
+        return new LockTimeoutException(name, message.toString());
+    }
+
+    private LockLostException lost(HeldLock lock, String what) {
+        return new LockLostException(lock.name, lock.fencingToken, "Lock \"" + lock.name + "\" (token " + lock.fencingToken
+                + ") " + what + ": " + lock.lossReason + ". Work done under it since then was not protected;"
+                + " close the sessions of this acquisition and acquire the lock again.");
+    }
+
+    private static LockInterruptedException interrupted(String name, InterruptedException cause) {
+        Thread.currentThread().interrupt();
+        return new LockInterruptedException("Interrupted while waiting for lock \"" + name
+                + "\"; nothing was acquired and the interrupt flag is kept.", cause);
+    }
+}

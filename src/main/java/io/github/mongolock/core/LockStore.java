@@ -1,0 +1,54 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockInfo;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The storage SPI: each method is one atomic attempt against the store (one or a few round trips),
+ * never a wait. Waiting, re-entrancy bookkeeping and renewal scheduling live in {@link LockCoordinator},
+ * written once for every store.
+ *
+ * <p>Every method that changes a lock must filter on the lock's name <em>and</em> its owner, and the
+ * hold-count changes must also filter on the version the caller last saw: a holder whose lease was
+ * taken over must never alter the new holder's lock. Lease expiry is judged by the store's clock.
+ * Implementations are thread-safe and throw {@link io.github.mongolock.LockStoreException} when the
+ * store cannot be reached or refuses an operation.
+ */
+public interface LockStore {
+
+    /**
+     * Takes {@code name} for {@code owner} if it is free, never created, or its lease has run out:
+     * one hold, a fencing token one greater than the previous one, a fresh lease of {@code lease}.
+     */
+    AcquireAttempt tryAcquire(String name, String owner, Duration lease);
+
+    /** Adds one hold if the lock is still {@code owner}'s at {@code version}; renews the lease. */
+    boolean reenter(String name, String owner, long version);
+
+    /**
+     * Removes one hold if the lock is still {@code owner}'s at {@code version}; with
+     * {@code remainingHolds == 0} the lock becomes free (the document and its token stay).
+     */
+    boolean release(String name, String owner, long version, int remainingHolds);
+
+    /**
+     * Frees {@code name} if {@code owner} holds it, whatever its version. Only for cleaning up after a
+     * fresh acquisition whose outcome is unknown (the store failed mid-call): the caller guarantees
+     * that {@code owner} holds nothing of {@code name} it knows of, so such a document is an orphan.
+     */
+    void abandon(String name, String owner);
+
+    /**
+     * Restarts the lease of every claim that still belongs to its owner and fencing token, in O(1)
+     * round trips however many claims there are.
+     *
+     * @return the names whose claims still hold; the others are lost
+     */
+    Set<String> renew(Collection<LeaseClaim> claims);
+
+    /** The lock as stored now if it is held and its lease has not run out. */
+    Optional<LockInfo> inspect(String name);
+}

@@ -1,0 +1,32 @@
+package io.github.mongolock.core;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How long a waiter pauses between attempts on a lock held elsewhere: exponential from
+ * {@code initial} to {@code max}, each pause drawn uniformly from its upper half so that waiters on
+ * other machines spread out. A local release wakes waiters earlier.
+ */
+record RetryBackoff(Duration initial, Duration max) {
+
+    static RetryBackoff standard() {
+        return new RetryBackoff(Duration.ofMillis(10), Duration.ofMillis(500));
+    }
+
+    /**
+     * @param attempt        0 for the pause after the first failed attempt
+     * @param remainingLease the holder's remaining lease when known: no point sleeping past it
+     */
+    long pauseNanos(int attempt, Duration remainingLease) {
+        long ceiling = initial.toNanos() << Math.min(attempt, 20);
+        ceiling = Math.min(ceiling, max.toNanos());
+        if (remainingLease != null) {
+            // Retry just after the lease would end: a small margin absorbs clock granularity.
+            long untilExpiry = Math.max(remainingLease.toNanos(), 0) + Duration.ofMillis(2).toNanos();
+            ceiling = Math.min(ceiling, untilExpiry);
+        }
+        long floor = ceiling / 2;
+        return floor + ThreadLocalRandom.current().nextLong(ceiling - floor + 1);
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.mongolock.testing;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.MongoDBContainer;
+
+/**
+ * The MongoDB the tests run against, chosen once per test JVM: {@code MONGOLOCK_TEST_URI} when set,
+ * else a Testcontainers {@code mongo:7} when Docker is available, else the in-process
+ * mongo-java-server stand-in bound to 127.0.0.1 on a free port. Which one ran is printed.
+ *
+ * <p>Obtain it with {@link MongoBackend} (a JUnit extension) or {@link #shared(ExtensionContext)}.
+ */
+public final class TestMongo implements ExtensionContext.Store.CloseableResource {
+
+    public enum Kind { EXTERNAL_URI, TESTCONTAINERS, STAND_IN }
+
+    private final Kind kind;
+    private final String uri;
+    private final MongoClient client;
+    private final MongoServer standIn;
+    private final MongoDBContainer container;
+    private final AtomicInteger databases = new AtomicInteger();
+    private final String runId = Long.toHexString(System.nanoTime() & 0xffffff);
+
+    private TestMongo(Kind kind, String uri, MongoServer standIn, MongoDBContainer container) {
+        this.kind = kind;
+        this.uri = uri;
+        this.standIn = standIn;
+        this.container = container;
+        this.client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .build());
+        System.out.println("[mongolock tests] MongoDB backend: " + describe());
+    }
+
+    /** The JVM-wide instance, started on first use and stopped when the test run ends. */
+    public static TestMongo shared(ExtensionContext context) {
+        return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(TestMongo.class, key -> start(), TestMongo.class);
+    }
+
+    /** Starts a backend of its own (for tools outside JUnit); the caller closes it. */
+    public static TestMongo start() {
+        String external = System.getenv("MONGOLOCK_TEST_URI");
+        if (external != null && !external.isBlank()) {
+            return new TestMongo(Kind.EXTERNAL_URI, external, null, null);
+        }
+        if (dockerAvailable()) {
+            MongoDBContainer container = new MongoDBContainer("mongo:7");
+            container.start();
+            return new TestMongo(Kind.TESTCONTAINERS, container.getReplicaSetUrl(), null, container);
+        }
+        return startStandIn();
+    }
+
+    /** Always the stand-in, whatever else is available (e.g. for tests of the stand-in's own features). */
+    public static TestMongo startStandIn() {
+        MongoServer server = new MongoServer(new MemoryBackend());
+        server.enableOplog();
+        server.bind("127.0.0.1", 0);
+        InetSocketAddress address = server.getLocalAddress();
+        return new TestMongo(Kind.STAND_IN, "mongodb://127.0.0.1:" + address.getPort(), server, null);
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError noDocker) {
+            return false;
+        }
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** A connection string to the backend (no database in it). */
+    public String uri() {
+        return uri;
+    }
+
+    /** A client shared by the tests; do not close it. */
+    public MongoClient client() {
+        return client;
+    }
+
+    /** A database name no other test uses, so tests never see each other's locks. */
+    public String freshDatabase() {
+        return "mongolock_test_" + runId + "_" + databases.incrementAndGet();
+    }
+
+    public MongoCollection<Document> collection(String database, String collection) {
+        return client.getDatabase(database).getCollection(collection);
+    }
+
+    public String describe() {
+        return switch (kind) {
+            case EXTERNAL_URI -> "MONGOLOCK_TEST_URI (" + uri.replaceAll("//[^@/]*@", "//***@") + ")";
+            case TESTCONTAINERS -> "Testcontainers mongo:7 at " + uri;
+            case STAND_IN -> "in-process stand-in de.bwaldvogel:mongo-java-server (memory backend) at " + uri
+                    + " (not real MongoDB: set MONGOLOCK_TEST_URI to test against one)";
+        };
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        if (standIn != null) {
+            standIn.shutdownNow();
+        }
+        if (container != null) {
+            container.stop();
+        }
+    }
+}
