@@ -116,7 +116,7 @@ final class LeaseRenewer implements AutoCloseable {
     private void renew(List<HeldLock> batch) {
         List<LeaseClaim> claims = new ArrayList<>(batch.size());
         for (HeldLock lock : batch) {
-            claims.add(new LeaseClaim(lock.name, lock.owner, lock.fencingToken));
+            claims.add(new LeaseClaim(lock.name, lock.owner, lock.leaseId));
         }
         long sentAt = clock.nanoTime();
         Set<String> confirmed;

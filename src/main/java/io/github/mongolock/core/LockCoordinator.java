@@ -38,7 +38,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final Duration defaultWait;
     private final MonotonicClock clock;
     private final List<LockListener> listeners;
-    private final RetryBackoff backoff = RetryBackoff.standard();
+    private final RetryBackoff backoff;
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LeaseRenewer renewer;
@@ -46,6 +46,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                            MonotonicClock clock, List<LockListener> listeners) {
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, RetryBackoff.standard());
+    }
+
+    LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                    MonotonicClock clock, List<LockListener> listeners, RetryBackoff backoff) {
+        this.backoff = Objects.requireNonNull(backoff, "backoff");
         this.store = Objects.requireNonNull(store, "store");
         this.ownerPrefix = Objects.requireNonNull(ownerPrefix, "ownerPrefix");
         this.defaultLease = LockArguments.checkLease(defaultLease, "leaseTime");
@@ -174,7 +180,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     private LockSession registerFresh(String name, String owner, Duration lease, AcquireAttempt.Granted granted,
                                       long sentAt) {
-        HeldLock lock = new HeldLock(name, owner, granted.fencingToken(), granted.version(), lease, sentAt);
+        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAt);
         HeldLock previous = held.put(name, lock);
         if (previous != null) {
             // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
