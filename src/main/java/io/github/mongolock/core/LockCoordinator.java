@@ -164,6 +164,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         try {
             return store.tryAcquire(name, owner, lease);
         } catch (LockStoreException | LockInterruptedException failure) {
+            if (failure instanceof LockStoreException store && !store.outcomeUnknown()) {
+                throw failure; // never reached MongoDB: nothing to clean up
+            }
             boolean wasInterrupted = Thread.interrupted();
             try {
                 store.abandon(name, owner);
