@@ -1,5 +1,6 @@
 package io.github.mongolock.cdi;
 
+import io.github.mongolock.core.LockArguments;
 import java.util.List;
 
 /**
@@ -18,8 +19,14 @@ final class CdiMessages {
         return id(1) + source + " = \"" + value + "\" is not an ISO-8601 duration: write e.g. PT5S, PT2M or PT0.5S.";
     }
 
-    static String durationOutOfRange(String where, String rule) {
-        return id(2) + where + ": " + rule;
+    static String leaseOutOfRange(String source, String value) {
+        return id(2) + source + " = \"" + value + "\" is out of range: a lease time must be between "
+                + LockArguments.MIN_LEASE + " and " + LockArguments.MAX_LEASE + " (ISO-8601, e.g. PT30S).";
+    }
+
+    static String negativeWait(String source, String value) {
+        return id(2) + source + " = \"" + value + "\" is negative: a wait time must be zero (one attempt) or positive,"
+                + " e.g. PT5S.";
     }
 
     static String positionalReferenceOutOfRange(String method, String template, int index, int parameterCount) {
@@ -85,11 +92,6 @@ final class CdiMessages {
 
     static String unreadable(String key, String reason) {
         return id(15) + "Configuration key " + key + " could not be read: " + reason;
-    }
-
-    static String notConfiguredAtRuntime(String method) {
-        return id(16) + "@Locked on " + method + " is invalid and its bean was not seen when the application deployed;"
-                + " fix the problems reported above.";
     }
 
     private static String id(int number) {

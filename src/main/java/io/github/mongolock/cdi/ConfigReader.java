@@ -58,7 +58,7 @@ final class ConfigReader {
             try {
                 return Optional.of(LockArguments.checkLease(lease, source));
             } catch (LockConfigurationException outOfRange) {
-                problems.add(CdiMessages.durationOutOfRange(source + " = \"" + value + "\"", outOfRange.getMessage()));
+                problems.add(CdiMessages.leaseOutOfRange(source, value));
                 return Optional.empty();
             }
         });
@@ -70,7 +70,7 @@ final class ConfigReader {
             try {
                 return Optional.of(LockArguments.checkWait(wait, source));
             } catch (LockConfigurationException negative) {
-                problems.add(CdiMessages.durationOutOfRange(source + " = \"" + value + "\"", negative.getMessage()));
+                problems.add(CdiMessages.negativeWait(source, value));
                 return Optional.empty();
             }
         });

@@ -29,8 +29,10 @@ import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -142,8 +144,10 @@ public class MongoLockExtension implements Extension {
         prepare();
         problems.addAll(settings.connectionProblems(mongoClientBean));
         if (!problems.isEmpty()) {
-            LOG.log(Level.ERROR, "mongolock found " + problems.size() + " configuration problem(s):\n" + String.join("\n", problems));
-            problems.forEach(problem -> discovery.addDefinitionError(new LockConfigurationException(problem)));
+            // A class-level override is checked for each method of the class, but reported once.
+            Set<String> distinct = new LinkedHashSet<>(problems);
+            LOG.log(Level.ERROR, "mongolock found " + distinct.size() + " configuration problem(s):\n" + String.join("\n", distinct));
+            distinct.forEach(problem -> discovery.addDefinitionError(new LockConfigurationException(problem)));
             return;
         }
         LockManagerSettings resolved = settings;
