@@ -15,8 +15,10 @@ import io.github.mongolock.testing.TestMongo;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.context.SessionScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,15 +65,18 @@ class LockedInterceptorTest {
     RequestBean requestBean;
 
     @Inject
+    SessionBean sessionBean;
+
+    @Inject
     LockManager locks;
 
     LockedInterceptorTest(TestMongo mongo) {
         weld = WeldInitiator.from(WeldInitiator.createWeld()
                         .addBeanClasses(Billing.class, Outer.class, Inner.class, ClassLevel.class, InheritingBean.class,
-                                SingletonBean.class, RequestBean.class)
+                                SingletonBean.class, RequestBean.class, SessionBean.class)
                         .addExtension(new MongoLockExtension(WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
                                 "mongolock.wait-time", "PT0.3S")))))
-                .activate(RequestScoped.class)
+                .activate(RequestScoped.class, SessionScoped.class)
                 .build();
     }
 
@@ -245,6 +250,19 @@ class LockedInterceptorTest {
         }
     }
 
+    /** A passivating scope: the interceptor must be passivation capable for this to deploy. */
+    @SessionScoped
+    public static class SessionBean implements Serializable {
+        private static final long serialVersionUID = 1L;
+        @Inject
+        LockManager locks;
+
+        @Locked("session-scoped")
+        public Optional<LockInfo> work() {
+            return locks.inspect("session-scoped");
+        }
+    }
+
     @Test
     void holdsTheLockWhileTheMethodRunsAndReleasesItAfter() {
         LockInfo during = billing.runInvoices();
@@ -371,13 +389,15 @@ class LockedInterceptorTest {
     }
 
     @Test
-    void classLevelInheritedPseudoScopedAndRequestScopedBeansAreIntercepted() {
+    void classLevelInheritedPseudoRequestAndSessionScopedBeansAreIntercepted() {
         assertEquals(1, classLevel.first().orElseThrow().holdCount());
         assertTrue(classLevel.overridden().isPresent(), "the method's @Locked wins");
         assertTrue(locks.inspect("class-level").isEmpty());
         assertEquals("inherited-x", inheriting.work("x").orElseThrow().name());
         assertTrue(singleton.work().isPresent());
         assertTrue(requestBean.work().isPresent());
+        assertTrue(sessionBean.work().isPresent());
+        assertTrue(locks.inspect("session-scoped").isEmpty());
         assertTrue(locks.inspect("pseudo-scoped").isEmpty());
         assertTrue(locks.inspect("request-scoped").isEmpty());
     }
