@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockSession;
@@ -68,12 +69,16 @@ class LockedInterceptorTest {
     SessionBean sessionBean;
 
     @Inject
+    Invoicing invoicing;
+
+    @Inject
     LockManager locks;
 
     LockedInterceptorTest(TestMongo mongo) {
         weld = WeldInitiator.from(WeldInitiator.createWeld()
                         .addBeanClasses(Billing.class, Outer.class, Inner.class, ClassLevel.class, InheritingBean.class,
-                                SingletonBean.class, RequestBean.class, SessionBean.class)
+                                SingletonBean.class, RequestBean.class, SessionBean.class,
+                                InvoicingBean.class)
                         .addExtension(new MongoLockExtension(WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
                                 "mongolock.wait-time", "PT0.3S")))))
                 .activate(RequestScoped.class, SessionScoped.class)
@@ -263,6 +268,24 @@ class LockedInterceptorTest {
         }
     }
 
+    /** A business interface, as an EJB's local view. */
+    public interface Invoicing {
+        Optional<LockInfo> invoice(String id);
+    }
+
+    /** Shaped like a stateless session bean (Weld SE has no EJB container): stateless, used through its interface. */
+    @Dependent
+    public static class InvoicingBean implements Invoicing {
+        @Inject
+        LockManager locks;
+
+        @Override
+        @Locked("invoice-{id}")
+        public Optional<LockInfo> invoice(String id) {
+            return locks.inspect("invoice-" + id);
+        }
+    }
+
     @Test
     void holdsTheLockWhileTheMethodRunsAndReleasesItAfter() {
         LockInfo during = billing.runInvoices();
@@ -283,6 +306,9 @@ class LockedInterceptorTest {
         assertEquals("account-42", billing.charge("42", 100).name());
         assertEquals("account-null", billing.charge(null, 100).name());
         assertEquals("acct-a/7/{literal}", billing.byName("a", 7).name());
+        LockConfigurationException badArgument = assertThrows(LockConfigurationException.class,
+                () -> billing.charge("nul\0", 1));
+        assertTrue(badArgument.getMessage().contains("NUL"), badArgument.getMessage());
     }
 
     @Test
@@ -389,7 +415,7 @@ class LockedInterceptorTest {
     }
 
     @Test
-    void classLevelInheritedPseudoRequestAndSessionScopedBeansAreIntercepted() {
+    void everyKindOfBeanIsIntercepted() {
         assertEquals(1, classLevel.first().orElseThrow().holdCount());
         assertTrue(classLevel.overridden().isPresent(), "the method's @Locked wins");
         assertTrue(locks.inspect("class-level").isEmpty());
@@ -397,6 +423,7 @@ class LockedInterceptorTest {
         assertTrue(singleton.work().isPresent());
         assertTrue(requestBean.work().isPresent());
         assertTrue(sessionBean.work().isPresent());
+        assertEquals("invoice-9", invoicing.invoice("9").orElseThrow().name());
         assertTrue(locks.inspect("session-scoped").isEmpty());
         assertTrue(locks.inspect("pseudo-scoped").isEmpty());
         assertTrue(locks.inspect("request-scoped").isEmpty());
