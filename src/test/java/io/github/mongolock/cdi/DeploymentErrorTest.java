@@ -70,6 +70,11 @@ class DeploymentErrorTest {
             return 1;
         }
 
+        @Locked(value = "report", onBusy = Locked.OnBusy.SKIP)
+        public LockedInterceptorTest.OwnFuture<String> skipWithOwnStage() {
+            return null;
+        }
+
         @Locked("bad\0name")
         public void nulInName() {
         }
@@ -133,6 +138,8 @@ class DeploymentErrorTest {
                 "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithValue(), which returns java.lang.String:"
                         + " a skipped call must return nothing",
                 "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithPrimitive(), which returns int",
+                "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithOwnStage(), which returns "
+                        + LockedInterceptorTest.OwnFuture.class.getName() + "<java.lang.String>",
                 "MONGOLOCK-CDI-007: @Locked on " + BROKEN + ".nulInName() gives an invalid lock name: Lock name \"bad\\u0000name\""
                         + " contains a NUL character",
                 "MONGOLOCK-CDI-001: " + BROKEN + "/overriddenBadly/Locked/wait-time = \"soon\" is not an ISO-8601 duration");
@@ -141,9 +148,9 @@ class DeploymentErrorTest {
         }
         Map<String, Long> byId = ids(report);
         System.out.println("[mongolock tests] deployment problems reported at once: " + byId);
-        assertEquals(16, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
-        // One definition error each: the class-level override, checked for all 12 methods of Broken, counts once.
-        assertTrue(report.contains("Exception List with 16 exceptions"), report);
+        assertEquals(17, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
+        // One definition error each: the class-level override, checked for all 13 methods of Broken, counts once.
+        assertTrue(report.contains("Exception List with 17 exceptions"), report);
     }
 
     @Test

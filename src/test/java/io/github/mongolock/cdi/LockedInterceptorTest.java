@@ -2,6 +2,7 @@ package io.github.mongolock.cdi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -165,6 +166,11 @@ class LockedInterceptorTest {
         }
 
         @Locked("async-{0}")
+        public OwnFuture<String> own(String id, OwnFuture<String> work) {
+            return work;
+        }
+
+        @Locked("async-{0}")
         public CompletionStage<String> failsAtOnce(String id) {
             throw new IllegalStateException("refused before any stage");
         }
@@ -266,6 +272,10 @@ class LockedInterceptorTest {
         public Optional<LockInfo> work() {
             return locks.inspect("session-scoped");
         }
+    }
+
+    /** A CompletionStage type of the application's own. */
+    public static class OwnFuture<T> extends CompletableFuture<T> {
     }
 
     /** A business interface, as an EJB's local view. */
@@ -401,6 +411,12 @@ class LockedInterceptorTest {
         Exception thrown = assertThrows(Exception.class, () -> failed.get(10, TimeUnit.SECONDS));
         assertEquals("work failed", thrown.getCause().getMessage());
         assertTrue(locks.inspect("async-2").isEmpty(), "released after an exceptional completion");
+
+        OwnFuture<String> own = new OwnFuture<>();
+        assertSame(own, billing.own("4", own), "another stage type is returned as it is");
+        assertTrue(locks.inspect("async-4").isPresent());
+        own.complete("done");
+        assertTrue(locks.inspect("async-4").isEmpty(), "released when it completed");
 
         assertThrows(IllegalStateException.class, () -> billing.failsAtOnce("3"));
         assertTrue(locks.inspect("async-3").isEmpty(), "released at once when the method throws");
