@@ -7,6 +7,7 @@ import jakarta.enterprise.inject.Intercepted;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.AroundTimeout;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import java.io.Serializable;
@@ -48,5 +49,15 @@ public class LockedInterceptor implements Serializable {
                 ? extension.operation(bean.getBeanClass(), invocation.getMethod())
                 : extension.operation(invocation.getTarget(), invocation.getMethod());
         return operation.invoke(locks, invocation);
+    }
+
+    /**
+     * EJB timer callbacks ({@code @Schedule}, {@code @Timeout}) are not business-method invocations,
+     * so {@code @AroundInvoke} alone would leave a {@code @Locked @Schedule} job unlocked; scheduled
+     * jobs are the commonest use of {@code onBusy = SKIP}.
+     */
+    @AroundTimeout
+    Object lockTimerCallback(InvocationContext invocation) throws Exception {
+        return lock(invocation);
     }
 }

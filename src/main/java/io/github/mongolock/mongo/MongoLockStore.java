@@ -15,7 +15,10 @@ import static com.mongodb.client.model.Updates.set;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketOpenException;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
@@ -105,6 +108,11 @@ public final class MongoLockStore implements LockStore {
                 .withReadPreference(ReadPreference.primary())
                 .withReadConcern(ReadConcern.MAJORITY);
         this.namespace = collection.getNamespace().getFullName();
+    }
+
+    /** The lock collection with the store's read and write concerns, e.g. for a {@link MongoReleaseFeed}. */
+    public MongoCollection<Document> collection() {
+        return locks;
     }
 
     @Override
@@ -225,9 +233,13 @@ public final class MongoLockStore implements LockStore {
             throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
         } catch (MongoException failure) {
+            // Server selection and connection failures happen before anything is sent; an operation
+            // timeout (a MongoTimeoutException too) may strike after the write was applied.
+            boolean neverSent = (failure instanceof MongoTimeoutException && !(failure instanceof MongoOperationTimeoutException))
+                    || failure instanceof MongoSocketOpenException;
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " Check that MongoDB is reachable and that the user may read and write "
-                    + namespace + ".", failure);
+                    + namespace + ".", failure, !neverSent);
         }
     }
 
