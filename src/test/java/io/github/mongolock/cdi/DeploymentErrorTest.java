@@ -13,11 +13,16 @@ import java.io.StringWriter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigValue;
+import org.eclipse.microprofile.config.spi.ConfigSource;
+import org.eclipse.microprofile.config.spi.Converter;
 import org.jboss.weld.environment.se.Weld;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -176,6 +181,62 @@ class DeploymentErrorTest {
     }
 
     @Test
+    void theDatabaseInTheUriMustBeValid(TestMongo mongo) {
+        String report = deploymentFailure(Map.of("mongolock.uri", mongo.uri() + "/bad%20db"), Fine.class);
+        assertTrue(report.contains("MONGOLOCK-CDI-010: mongolock.uri = \"" + mongo.uri() + "/bad%20db\" is not a valid MongoDB"
+                + " connection string: state should be: databaseName does not contain ' '"), report);
+    }
+
+    @Test
+    void anUnreadableValueIsReported(TestMongo mongo) {
+        Config readable = WeldNodes.config(WeldNodes.settings(mongo, "app"));
+        Config failing = new Config() {
+            @Override
+            public <T> T getValue(String name, Class<T> type) {
+                return readable.getValue(name, type);
+            }
+
+            @Override
+            public ConfigValue getConfigValue(String name) {
+                return readable.getConfigValue(name);
+            }
+
+            @Override
+            public <T> Optional<T> getOptionalValue(String name, Class<T> type) {
+                if (name.equals("mongolock.collection")) {
+                    throw new NoSuchElementException("could not expand ${no.such.key}");
+                }
+                return readable.getOptionalValue(name, type);
+            }
+
+            @Override
+            public Iterable<String> getPropertyNames() {
+                return readable.getPropertyNames();
+            }
+
+            @Override
+            public Iterable<ConfigSource> getConfigSources() {
+                return readable.getConfigSources();
+            }
+
+            @Override
+            public <T> Optional<Converter<T>> getConverter(Class<T> type) {
+                return readable.getConverter(type);
+            }
+
+            @Override
+            public <T> T unwrap(Class<T> type) {
+                return readable.unwrap(type);
+            }
+        };
+        Weld weld = new Weld("unreadable").disableDiscovery().property("org.jboss.weld.se.shutdownHook", false)
+                .addBeanClasses(Fine.class).addExtension(new MongoLockExtension(failing));
+        String report = failureOf(weld);
+        assertTrue(report.contains("MONGOLOCK-CDI-015: Configuration key mongolock.collection could not be read:"
+                + " could not expand ${no.such.key}"), report);
+    }
+
+    @Test
     void invalidSettingsNameTheKeyAndTheValue(TestMongo mongo) {
         Map<String, String> config = WeldNodes.settings(mongo, "bad/db",
                 "mongolock.collection", "system.locks",
@@ -196,7 +257,10 @@ class DeploymentErrorTest {
 
     /** Boots a container that must fail, and answers everything it reported. */
     static String deploymentFailure(Map<String, String> config, Class<?>... beans) {
-        Weld weld = WeldNodes.weld("failing-" + System.nanoTime(), config, beans);
+        return failureOf(WeldNodes.weld("failing-" + System.nanoTime(), config, beans));
+    }
+
+    static String failureOf(Weld weld) {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> weld.initialize().close());
         StringWriter text = new StringWriter();
         failure.printStackTrace(new PrintWriter(text));
