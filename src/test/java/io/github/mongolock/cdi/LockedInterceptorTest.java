@@ -18,9 +18,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.enterprise.context.SessionScoped;
+import jakarta.enterprise.inject.Stereotype;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.Serializable;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,13 +78,16 @@ class LockedInterceptorTest {
     Invoicing invoicing;
 
     @Inject
+    StereotypedBean stereotyped;
+
+    @Inject
     LockManager locks;
 
     LockedInterceptorTest(TestMongo mongo) {
         weld = WeldInitiator.from(WeldInitiator.createWeld()
                         .addBeanClasses(Billing.class, Outer.class, Inner.class, ClassLevel.class, InheritingBean.class,
                                 SingletonBean.class, RequestBean.class, SessionBean.class,
-                                InvoicingBean.class)
+                                InvoicingBean.class, StereotypedBean.class)
                         .addExtension(new MongoLockExtension(WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
                                 "mongolock.wait-time", "PT0.3S")))))
                 .activate(RequestScoped.class, SessionScoped.class)
@@ -278,6 +286,25 @@ class LockedInterceptorTest {
     public static class OwnFuture<T> extends CompletableFuture<T> {
     }
 
+    /** An application's stereotype carrying @Locked. */
+    @Stereotype
+    @Locked("stereotyped-{0}")
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    public @interface OneAtATime {
+    }
+
+    @ApplicationScoped
+    @OneAtATime
+    public static class StereotypedBean {
+        @Inject
+        LockManager locks;
+
+        public Optional<LockInfo> work(String id) {
+            return locks.inspect("stereotyped-" + id);
+        }
+    }
+
     /** A business interface, as an EJB's local view. */
     public interface Invoicing {
         Optional<LockInfo> invoice(String id);
@@ -440,6 +467,7 @@ class LockedInterceptorTest {
         assertTrue(requestBean.work().isPresent());
         assertTrue(sessionBean.work().isPresent());
         assertEquals("invoice-9", invoicing.invoice("9").orElseThrow().name());
+        assertEquals("stereotyped-s", stereotyped.work("s").orElseThrow().name());
         assertTrue(locks.inspect("session-scoped").isEmpty());
         assertTrue(locks.inspect("pseudo-scoped").isEmpty());
         assertTrue(locks.inspect("request-scoped").isEmpty());
