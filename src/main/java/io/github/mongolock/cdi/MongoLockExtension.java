@@ -176,7 +176,7 @@ public class MongoLockExtension implements Extension {
         LockManagerSettings resolved = settings;
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
-                .types(LockManager.class, Object.class)
+                .types(LockManager.class, LockStoreStatus.class, Object.class)
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> createManager(resolved, lookup))
