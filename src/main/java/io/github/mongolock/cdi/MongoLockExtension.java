@@ -124,9 +124,12 @@ public class MongoLockExtension implements Extension {
                 : fromStereotypes(type.getAnnotations(), beans, new HashSet<>());
         for (AnnotatedMethod<?> annotated : type.getMethods()) {
             Method method = annotated.getJavaMember();
-            Locked locked = annotated.isAnnotationPresent(Locked.class) ? annotated.getAnnotation(Locked.class) : onClass;
+            boolean onMethod = annotated.isAnnotationPresent(Locked.class);
+            Locked locked = onMethod ? annotated.getAnnotation(Locked.class) : onClass;
             int modifiers = method.getModifiers();
-            if (locked == null || Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers)
+            // A private method is intercepted only as an EJB timer callback (@AroundTimeout), so only its own
+            // @Locked counts; a class-level @Locked does not reach private helpers.
+            if (locked == null || Modifier.isStatic(modifiers) || (Modifier.isPrivate(modifiers) && !onMethod)
                     || method.getDeclaringClass() == Object.class || method.isBridge() || method.isSynthetic()) {
                 continue;
             }

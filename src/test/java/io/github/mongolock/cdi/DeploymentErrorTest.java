@@ -87,6 +87,11 @@ class DeploymentErrorTest {
         @Locked("fine")
         public void overriddenBadly() {
         }
+
+        /** As an EJB timer callback (@Schedule) may be: private, intercepted through @AroundTimeout. */
+        @Locked("timer-{0}")
+        private void privateTimer() {
+        }
     }
 
     @ApplicationScoped
@@ -134,6 +139,8 @@ class DeploymentErrorTest {
                         + " must be zero (one attempt) or positive, e.g. PT5S.",
                 "MONGOLOCK-CDI-003: @Locked(\"account-{2}\") on " + BROKEN + ".outOfRange(String) refers to argument {2},"
                         + " but the method has 1 parameter(s) ({0} to {0}).",
+                "MONGOLOCK-CDI-003: @Locked(\"timer-{0}\") on " + BROKEN + ".privateTimer() refers to argument {0},"
+                        + " but the method has 0 parameter(s).",
                 "MONGOLOCK-CDI-004: @Locked(\"account-{acount}\") on " + BROKEN + ".unknownName(String, int) refers to {acount},"
                         + " but the method has no parameter of that name; its parameters are [account, region].",
                 "MONGOLOCK-CDI-006: @Locked(\"account-{0\") on " + BROKEN + ".unclosed(String): the '{' is never closed at index 8.",
@@ -153,9 +160,9 @@ class DeploymentErrorTest {
         }
         Map<String, Long> byId = ids(report);
         System.out.println("[mongolock tests] deployment problems reported at once: " + byId);
-        assertEquals(17, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
-        // One definition error each: the class-level override, checked for all 13 methods of Broken, counts once.
-        assertTrue(report.contains("Exception List with 17 exceptions"), report);
+        assertEquals(18, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
+        // One definition error each: the class-level override, checked for all 14 methods of Broken, counts once.
+        assertTrue(report.contains("Exception List with 18 exceptions"), report);
     }
 
     @Test
