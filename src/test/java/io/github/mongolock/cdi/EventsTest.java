@@ -53,6 +53,11 @@ class EventsTest {
             return List.copyOf(events);
         }
 
+        /** The recording list itself, readable after the container is gone. */
+        public List<LockEvent> live() {
+            return events;
+        }
+
         public List<String> threads() {
             return List.copyOf(threads);
         }
