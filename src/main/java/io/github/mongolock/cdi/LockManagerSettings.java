@@ -85,24 +85,30 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         return new LockManagerSettings(uri, database, collection, lease, wait, storeTimeout, instanceId, priority);
     }
 
-    /** What is missing to connect, given whether the application exposes a {@code @Default MongoClient} bean. */
+    /**
+     * What is missing to connect, given whether the application exposes a {@code @Default MongoClient}
+     * bean: the connection itself, and a database from {@code mongolock.database} or the URI.
+     */
     List<String> connectionProblems(boolean mongoClientBean) {
         List<String> problems = new ArrayList<>();
         if (uri.isEmpty() && !mongoClientBean) {
             problems.add(CdiMessages.noConnection(URI));
+            return problems;
         }
-        if (database.isEmpty()) {
-            Optional<String> fromUri = uri.flatMap(value -> {
-                try {
-                    return Optional.ofNullable(new ConnectionString(value).getDatabase());
-                } catch (IllegalArgumentException invalid) {
-                    return Optional.of("(reported already)");
+        if (database.isPresent()) {
+            return problems; // checked by read()
+        }
+        if (!usesClientBean()) {
+            try {
+                // ConnectionString checks the database name it finds itself.
+                if (new ConnectionString(uri.get()).getDatabase() != null) {
+                    return problems;
                 }
-            });
-            if (fromUri.isEmpty() && (uri.isPresent() || mongoClientBean)) {
-                problems.add(CdiMessages.noDatabase(DATABASE, URI, uri.isEmpty()));
+            } catch (IllegalArgumentException reportedByRead) {
+                return problems;
             }
         }
+        problems.add(CdiMessages.noDatabase(DATABASE, URI, usesClientBean()));
         return problems;
     }
 
@@ -132,7 +138,12 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         try {
             new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            problems.add(CdiMessages.badUri(URI, uri.replaceAll("//[^@/]*@", "//***@"), invalid.getMessage()));
+            problems.add(CdiMessages.badUri(URI, redact(uri), invalid.getMessage()));
         }
+    }
+
+    /** Hides credentials: {@code mongodb://user:secret@host} becomes {@code mongodb://***@host}. */
+    static String redact(String uri) {
+        return uri.replaceAll("//[^@/]*@", "//***@");
     }
 }

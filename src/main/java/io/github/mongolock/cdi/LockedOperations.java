@@ -64,8 +64,8 @@ final class LockedOperations {
             }
             if (locked == null) {
                 throw new LockConfigurationException("No @Locked found on " + label(method) + " of " + beanClass.getName()
-                        + " although the mongolock interceptor was called for it; the binding may come from a stereotype,"
-                        + " which mongolock does not support: put @Locked on the method or class.");
+                        + " although the mongolock interceptor was called for it, and the bean was not seen when the"
+                        + " application deployed: put @Locked on the method or the bean class.");
             }
             List<String> problems = new ArrayList<>();
             Optional<LockedOperation> operation = create(beanClass, method, locked, problems);
