@@ -31,6 +31,15 @@ final class JsonHttp {
         return send(HttpRequest.newBuilder(URI.create(url)).GET());
     }
 
+    /** The HTTP status, or 0 when nothing listens there. */
+    static int statusOrZero(String url) throws InterruptedException {
+        try {
+            return get(url).status();
+        } catch (IOException notListening) {
+            return 0;
+        }
+    }
+
     static Answer post(String url) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()));
     }

@@ -24,6 +24,7 @@ final class LibertyServer extends ServerProcess {
 
     @Override
     List<String> command() throws IOException {
+        deleteRecursively(serverDir); // no logs or work area of an earlier run may answer for this one
         Files.createDirectories(serverDir.resolve("apps"));
         Files.copy(serverXml, serverDir.resolve("server.xml"), StandardCopyOption.REPLACE_EXISTING);
         Files.copy(war, serverDir.resolve("apps/mongolock-liberty-example.war"), StandardCopyOption.REPLACE_EXISTING);
@@ -32,6 +33,17 @@ final class LibertyServer extends ServerProcess {
         Path script = wlp.resolve("bin/server");
         script.toFile().setExecutable(true);
         return List.of(script.toString(), "run", name);
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (var paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 
     Path messagesLog() {

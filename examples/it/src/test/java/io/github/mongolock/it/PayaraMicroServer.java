@@ -31,8 +31,7 @@ final class PayaraMicroServer extends ServerProcess {
                 "--port", Integer.toString(httpPort),
                 "--hzconfigfile", configDir.resolve("hazelcast-loopback.xml").toString(),
                 "--prebootcommandfile", configDir.resolve("preboot-commands.txt").toString(),
-                "--disablephonehome",
-                "--rootdir", workDir.resolve("root").toString());
+                "--disablephonehome");
     }
 
     @Override

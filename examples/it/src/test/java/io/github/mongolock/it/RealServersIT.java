@@ -213,7 +213,10 @@ class RealServersIT {
         for (Document run : runs) {
             long tick = run.get("tick", Number.class).longValue();
             if (tick >= firstTick && tick <= lastCompleteTick) {
-                byTick.computeIfAbsent(tick, t -> new ArrayList<>()).add(run.getString("server"));
+                byTick.computeIfAbsent(tick, t -> new ArrayList<>()).add(run.getString("server") + "@+"
+                        + (run.get("at", Number.class).longValue() - tick * period) + "ms");
+                assertTrue(run.getString("lockHolder").startsWith(run.getString("server") + "-it:"),
+                        "the job ran inside the lock: " + run.toJson());
             }
         }
         figures.put("scheduled job (onBusy=SKIP): ticks observed, runs per tick", byTick.toString());
@@ -250,7 +253,7 @@ class RealServersIT {
             assertTrue(!log.contains("CWWKZ0001I"), "the application must not start:\n" + bad.logTail(40));
             assertTrue(log.contains("mongolock.lease-time") && log.contains("banana"),
                     "our message names the key and the value:\n" + bad.logTail(40));
-            assertNotEquals(200, JsonHttp.get(bad.baseUrl() + "/api/info").status());
+            assertNotEquals(200, JsonHttp.statusOrZero(bad.baseUrl() + "/api/info"), "nothing is served");
             String ours = log.lines().filter(line -> line.contains("banana")).findFirst().orElse("");
             System.out.println("[real servers] bad configuration, as Liberty logged it: " + ours.strip());
         }

@@ -28,8 +28,11 @@ public class Ledger {
     @Inject
     ExampleData data;
 
-    /** The CDI-bean case: {@code @Locked} with a fixed name; its lease comes from a per-class config override. */
-    @Locked(LOCK)
+    /**
+     * The CDI-bean case: {@code @Locked} with a fixed name; its lease comes from a per-class config
+     * override. Every instance calls it at once, so waits are long: the lock is not fair.
+     */
+    @Locked(value = LOCK, waitTime = "PT60S")
     public Section increment() {
         long start = System.nanoTime();
         LockInfo lock = locks.inspect(LOCK).orElseThrow(() -> new IllegalStateException("not locked"));

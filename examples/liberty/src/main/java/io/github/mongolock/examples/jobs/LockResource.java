@@ -77,7 +77,8 @@ public class LockResource {
     public List<ReportRun> reports() {
         List<ReportRun> runs = new ArrayList<>();
         for (Document run : data.reportRuns().find()) {
-            runs.add(new ReportRun(run.getLong("tick"), run.getString("server"), run.getLong("at")));
+            runs.add(new ReportRun(run.getLong("tick"), run.getString("server"), run.getLong("at"),
+                    run.getString("lockHolder")));
         }
         return runs;
     }
@@ -98,7 +99,7 @@ public class LockResource {
     public record LedgerState(long value, List<Ledger.Section> sections) {
     }
 
-    public record ReportRun(long tick, String server, long at) {
+    public record ReportRun(long tick, String server, long at, String lockHolder) {
     }
 
     public record Free(String name) {
