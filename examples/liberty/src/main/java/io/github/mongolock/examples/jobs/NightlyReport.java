@@ -12,8 +12,8 @@ import org.bson.Document;
  * The scheduled-job case: every instance of the application has this timer; at each tick the one
  * that gets the lock runs the report and the others skip.
  *
- * <p>{@code onBusy = SKIP} with {@code waitTime = "PT0S"} skips at once when another instance holds
- * the lock (with a wait time, SKIP first waits that long). That prevents concurrent runs. To get exactly one run per tick, the job also
+ * <p>{@code onBusy = SKIP} (with no wait time) skips at once when another instance holds the lock.
+ * That prevents concurrent runs. To get exactly one run per tick, the job also
  * keeps the lock until {@link #HOLD_MS} after the tick's scheduled time (what ShedLock calls "lock at
  * least for"): an instance whose timer fires late for the same tick still finds the lock taken.
  * Pick the hold time longer than your timers can drift apart and shorter than the period.
@@ -31,7 +31,7 @@ public class NightlyReport {
     LockManager locks;
 
     @Schedule(second = "*/10", minute = "*", hour = "*", persistent = false)
-    @Locked(value = "nightly-report", onBusy = Locked.OnBusy.SKIP, waitTime = "PT0S") // busy: skip at once
+    @Locked(value = "nightly-report", onBusy = Locked.OnBusy.SKIP)
     public void run() {
         // The tick this run belongs to: timers fire at :00, :10, ... and less than a period late.
         long tick = System.currentTimeMillis() / PERIOD_MS;
