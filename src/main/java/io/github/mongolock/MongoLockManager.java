@@ -277,18 +277,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                 throw new LockConfigurationException("Database name \"" + databaseName + "\" is not valid: "
                         + invalid.getMessage(), invalid);
             }
-            if (collectionName.isEmpty() || collectionName.contains("$") || collectionName.contains("\0")
-                    || collectionName.startsWith("system.")) {
-                throw new LockConfigurationException("Collection name \"" + collectionName + "\" is not valid: it must be"
-                        + " non-empty, without '$' or NUL, and must not start with \"system.\".");
-            }
+            LockArguments.collectionProblem(collectionName).ifPresent(rule -> {
+                throw new LockConfigurationException("Collection name \"" + collectionName + "\" is not valid: " + rule);
+            });
         }
 
         private static String checkInstanceId(String id) {
-            if (id.isBlank() || id.length() > 128 || id.contains("\0")) {
-                throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: it must be 1 to 128"
-                        + " characters, not blank, without NUL.");
-            }
+            LockArguments.instanceIdProblem(id).ifPresent(rule -> {
+                throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: " + rule);
+            });
             return id;
         }
 
