@@ -175,7 +175,7 @@ class EventsTest {
             assertTrue(lostAt > 0, "no LEASE_LOST event: " + events);
             LockEvent lost = events.get(lostAt);
             assertEquals(new LockEvent(LockEvent.Kind.LEASE_LOST, "short-lease", acquired.fencingToken(), acquired.owner(), 0), lost);
-            assertTrue(recorder.threads().get(lostAt).startsWith("mongolock-renewer"), recorder.threads().get(lostAt));
+            assertTrue(recorder.threads().get(lostAt).startsWith("mongolock-notices"), recorder.threads().get(lostAt));
             finish.countDown();
             ExecutionException failed = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
             LockLostException lostException = assertInstanceOf(LockLostException.class, failed.getCause());
