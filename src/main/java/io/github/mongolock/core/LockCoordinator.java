@@ -127,6 +127,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         long start = clock.nanoTime();
         // Join before the first attempt so a release between that attempt and the park is seen.
         ReleaseSignals.Signal signal = waitNanos > 0 ? signals.join(name) : null;
+        boolean woken = false;
+        Optional<LockSession> outcome = Optional.empty();
         try {
             for (int attempt = 0; ; attempt++) {
                 ensureOpen();
@@ -136,9 +138,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 long generation = signal == null ? 0 : signal.generation();
                 HeldLock current = held.get(name);
                 if (current != null && current.owner.equals(owner)) {
-                    Optional<LockSession> reentered = reenter(current);
-                    if (reentered.isPresent()) {
-                        return reentered;
+                    outcome = reenter(current);
+                    if (outcome.isPresent()) {
+                        return outcome;
                     }
                     continue; // released from another thread meanwhile: acquire afresh
                 }
@@ -150,7 +152,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     long sentAt = clock.nanoTime();
                     AcquireAttempt result = attemptFresh(name, owner, lease);
                     if (result instanceof AcquireAttempt.Granted granted) {
-                        return Optional.of(registerFresh(name, owner, lease, granted, sentAt));
+                        outcome = Optional.of(registerFresh(name, owner, lease, granted, sentAt));
+                        return outcome;
                     }
                     busy = (AcquireAttempt.Busy) result;
                     if (signal != null) {
@@ -166,12 +169,15 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     return Optional.empty();
                 }
                 long pause = Math.min(backoff.pauseNanos(attempt, busy.remainingLease().orElse(null)), left);
-                signal.awaitChange(generation, pause);
+                woken = signal.awaitChange(generation, pause);
             }
         } catch (InterruptedException interruptedWhileParked) {
             throw interrupted(name, interruptedWhileParked);
         } finally {
             if (signal != null) {
+                if (woken && outcome.isEmpty()) {
+                    signals.released(name); // leaving with a wake-up meant for a waiter: pass it on
+                }
                 signals.leave(name, signal);
             }
         }

@@ -4,8 +4,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Parks waiters per lock name until a holder of this manager releases that name or their backoff
- * deadline passes. Waiters read a generation before each attempt, so a release that happens between
+ * Parks waiters per lock name until a release of that name wakes one of them (a holder of this
+ * manager, or a pushed notice of a release elsewhere) or their backoff deadline passes. Waiters read a generation before each attempt, so a release that happens between
  * their attempt and their park is never missed. Entries exist only while somebody waits.
  */
 final class ReleaseSignals {
@@ -31,7 +31,17 @@ final class ReleaseSignals {
             return generation != seen;
         }
 
-        synchronized void bump() {
+        /**
+         * Wakes one parked waiter: only one can win the freed lock, and waking them all would send
+         * every one to the store at once. A woken waiter that leaves without the lock passes the
+         * wake-up on ({@link ReleaseSignals#released}); the others keep their backoff deadline.
+         */
+        synchronized void bumpOne() {
+            generation++;
+            notify();
+        }
+
+        synchronized void bumpAll() {
             generation++;
             notifyAll();
         }
@@ -58,13 +68,13 @@ final class ReleaseSignals {
     void released(String name) {
         Signal signal = signals.get(name);
         if (signal != null) {
-            signal.bump();
+            signal.bumpOne();
         }
     }
 
     /** Wakes every waiter, e.g. when the manager closes. */
     void releasedAll() {
-        signals.values().forEach(Signal::bump);
+        signals.values().forEach(Signal::bumpAll);
     }
 
     int waitingNames() {

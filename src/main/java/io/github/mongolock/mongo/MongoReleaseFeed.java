@@ -34,7 +34,7 @@ public final class MongoReleaseFeed implements ReleaseFeed {
     private static final List<Document> RELEASES = List.of(new Document("$match",
             new Document("operationType", "update").append("fullDocument." + MongoLockStore.HOLDS, 0)));
     private static final long MAX_AWAIT_MS = 1_000;
-    private static final long EMPTY_ANSWER_WITHOUT_WAITING_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long EMPTY_ANSWER_WITHOUT_WAITING_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_AWAIT_MS / 2);
     private static final long EMPTY_ANSWER_PAUSE_MS = 3;
     private static final Duration MAX_RECONNECT_PAUSE = Duration.ofSeconds(30);
 
@@ -81,8 +81,9 @@ public final class MongoReleaseFeed implements ReleaseFeed {
                     ChangeStreamDocument<Document> event = opened.tryNext();
                     if (event == null) {
                         if (System.nanoTime() - askedAt < EMPTY_ANSWER_WITHOUT_WAITING_NANOS) {
-                            // MongoDB waits up to maxAwaitTime for an event; a server that answers
-                            // at once would turn this loop into a busy loop: ask again a little later.
+                            // MongoDB waits up to maxAwaitTime for an event; an empty answer well before
+                            // that means a server that does not wait, which would turn this loop into a
+                            // busy loop: ask again a little later.
                             Thread.sleep(EMPTY_ANSWER_PAUSE_MS);
                         }
                         continue;

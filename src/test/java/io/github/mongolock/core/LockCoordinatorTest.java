@@ -115,6 +115,67 @@ class LockCoordinatorTest {
     }
 
     @Test
+    void aLocalReleaseWakesOneWaiterNotTheWholeHerd() throws Exception {
+        // Backoff pauses of 5-10 s: only wake-ups move the waiters, so the store calls can be counted.
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30),
+                new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        LockSession held = node.acquire("job");
+        int waiters = 4;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(waiters);
+        java.util.concurrent.BlockingQueue<LockSession> granted = new java.util.concurrent.LinkedBlockingQueue<>();
+        try {
+            for (int i = 0; i < waiters; i++) {
+                pool.submit(() -> granted.add(node.acquire("job", Duration.ofSeconds(60))));
+            }
+            Thread.sleep(500); // all parked: the lock is held locally, so nobody asked the store
+            int before = scripted.acquireCalls.get();
+            held.close();
+            LockSession next = granted.poll(5, TimeUnit.SECONDS);
+            assertTrue(next != null, "the release woke a waiter");
+            Thread.sleep(300);
+            assertEquals(1, scripted.acquireCalls.get() - before,
+                    "one waiter went to the store for the freed lock, not all " + waiters);
+            // Each release hands the lock on to the next waiter, well before any backoff deadline.
+            for (int i = 1; i < waiters; i++) {
+                next.close();
+                next = granted.poll(5, TimeUnit.SECONDS);
+                assertTrue(next != null, "waiter " + (i + 1) + " was woken by the release before it");
+            }
+            next.close();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aWaiterThatGivesUpPassesItsWakeUpOn() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30),
+                new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        LockSession held = node.acquire("job");
+        Thread quitter = new Thread(() -> {
+            try {
+                node.acquire("job", Duration.ofSeconds(30));
+            } catch (LockInterruptedException expected) {
+                // gives up
+            }
+        });
+        CompletableFuture<LockSession> patient = new CompletableFuture<>();
+        Thread stayer = new Thread(() -> patient.complete(node.acquire("job", Duration.ofSeconds(30))));
+        quitter.start();
+        stayer.start();
+        Thread.sleep(400);
+        // Whichever of the two the release wakes: if it is the quitter, interrupted right then, it
+        // must pass the wake-up on; the patient waiter gets the lock long before its 5-10 s backoff.
+        held.close();
+        quitter.interrupt();
+        LockSession session = patient.get(4, TimeUnit.SECONDS);
+        assertEquals(held.fencingToken() + 1, session.fencingToken());
+        session.close();
+        quitter.join(5_000);
+        stayer.join(5_000);
+    }
+
+    @Test
     void aReleaseAfterTakeoverFreesNothing() throws Exception {
         LockCoordinator paused = node("paused", scripted, SHORT_LEASE);
         LockCoordinator other = node("other", realStore, Duration.ofSeconds(30));

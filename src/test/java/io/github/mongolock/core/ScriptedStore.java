@@ -21,6 +21,7 @@ final class ScriptedStore implements LockStore {
     private volatile boolean renewalsFail;
     private volatile boolean loseNextAcquireAnswer;
     final AtomicInteger renewCalls = new AtomicInteger();
+    final AtomicInteger acquireCalls = new AtomicInteger();
 
     ScriptedStore(LockStore real) {
         this.real = real;
@@ -44,6 +45,7 @@ final class ScriptedStore implements LockStore {
 
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+        acquireCalls.incrementAndGet();
         AcquireAttempt attempt = real.tryAcquire(name, owner, lease);
         if (loseNextAcquireAnswer) {
             loseNextAcquireAnswer = false;
