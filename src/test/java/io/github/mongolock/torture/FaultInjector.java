@@ -1,0 +1,139 @@
+package io.github.mongolock.torture;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
+
+import com.mongodb.client.MongoCollection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+
+/**
+ * Injects the faults of the torture test and records each as a {@link FaultEvent}. Victims are
+ * chosen among current lock holders as the lock collection shows them (read directly, not through
+ * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder.
+ */
+final class FaultInjector {
+
+    /** A holder confirmed while its process is stopped. */
+    private record Victim(WorkerProcess process, String lock, long token, long stoppedAt) {
+    }
+
+    private final MongoCollection<Document> locks;
+    private final WorkerFleet fleet;
+    private final TcpProxy proxy;
+    private final Random random;
+    private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+
+    FaultInjector(MongoCollection<Document> locks, WorkerFleet fleet, TcpProxy proxy, long seed) {
+        this.locks = locks;
+        this.fleet = fleet;
+        this.proxy = proxy;
+        this.random = new Random(seed);
+    }
+
+    List<FaultEvent> events() {
+        return List.copyOf(events);
+    }
+
+    /** {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding), then a replacement. */
+    boolean killHolder() {
+        Optional<Victim> victim = stopHolder();
+        if (victim.isEmpty()) {
+            return false;
+        }
+        Victim v = victim.get();
+        v.process().kill();
+        events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
+                v.process().deathNanos()));
+        fleet.replace(v.process());
+        return true;
+    }
+
+    /** SIGSTOP of a holder for {@code pause}, then SIGCONT. */
+    boolean pauseHolder(Duration pause) {
+        Optional<Victim> victim = stopHolder();
+        if (victim.isEmpty()) {
+            return false;
+        }
+        Victim v = victim.get();
+        sleepUntil(v.stoppedAt() + pause.toNanos());
+        v.process().resume();
+        events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
+                System.nanoTime()));
+        return true;
+    }
+
+    /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}. */
+    void outage(Duration length) {
+        long at = System.nanoTime();
+        proxy.refuse(true);
+        try {
+            sleepUntil(at + length.toNanos());
+        } finally {
+            proxy.refuse(false);
+        }
+        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, System.nanoTime()));
+    }
+
+    /**
+     * Until {@code untilNanos}: every 50-300 ms resets a random connection or stalls one for
+     * 50 ms up to {@code maxStall}.
+     */
+    void cutConnections(long untilNanos, Duration maxStall) {
+        while (untilNanos - System.nanoTime() > 0) {
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(250)));
+            if (random.nextBoolean()) {
+                proxy.cutRandom(random);
+            } else {
+                proxy.stallRandom(random, Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis())));
+            }
+        }
+    }
+
+    private Optional<Victim> stopHolder() {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            List<Document> held = locks.find(gt("holds", 0)).into(new ArrayList<>());
+            if (!held.isEmpty()) {
+                Document lock = held.get(random.nextInt(held.size()));
+                String owner = lock.getString("owner");
+                Optional<WorkerProcess> process = owner == null ? Optional.empty() : fleet.owning(owner);
+                if (process.isPresent()) {
+                    long stoppedAt = System.nanoTime();
+                    process.get().stop();
+                    // Let requests already on the wire land before judging whether it still holds.
+                    sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+                    Document now = locks.find(eq("_id", lock.getString("_id"))).first();
+                    if (now != null && owner.equals(now.getString("owner")) && now.getInteger("holds", 0) > 0
+                            && token(now) == token(lock)) {
+                        return Optional.of(new Victim(process.get(), lock.getString("_id"), token(now), stoppedAt));
+                    }
+                    process.get().resume();
+                }
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10 + random.nextInt(20)));
+        }
+        return Optional.empty();
+    }
+
+    private static long token(Document lock) {
+        return ((Number) lock.get("token")).longValue();
+    }
+
+    static void sleepUntil(long nanos) {
+        long left;
+        while ((left = nanos - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("fault injection interrupted", interrupted);
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.github.mongolock.torture;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The worker processes of one scenario, one slot per worker; a killed worker is replaced in its
+ * slot by a new generation. {@link #close()} kills whatever still runs.
+ */
+final class WorkerFleet implements AutoCloseable {
+
+    private final Path directory;
+    private final WorkerSettings template;
+    private final long[] clockOffsets;
+    private final List<WorkerProcess> all = new ArrayList<>();
+    private final WorkerProcess[] current;
+    private final int[] generation;
+
+    /** @param template settings of every worker; process, history and clock offset are set per slot */
+    WorkerFleet(Path directory, WorkerSettings template, long[] clockOffsets) {
+        this.directory = directory;
+        this.template = template;
+        this.clockOffsets = clockOffsets.clone();
+        this.current = new WorkerProcess[clockOffsets.length];
+        this.generation = new int[clockOffsets.length];
+    }
+
+    synchronized void startAll() {
+        for (int slot = 0; slot < current.length; slot++) {
+            start(slot);
+        }
+    }
+
+    synchronized WorkerProcess start(int slot) {
+        String name = "w" + slot + "." + generation[slot]++;
+        WorkerSettings settings = new WorkerSettings(template.uri(), template.database(), name, template.threads(),
+                template.locks(), template.leaseMs(), template.waitMs(), template.storeTimeoutMs(),
+                template.maxSections(), template.deadlineNanos(), directory.resolve(name + ".history"),
+                clockOffsets[slot], template.workMinMicros(), template.workMaxMicros());
+        WorkerProcess process = WorkerProcess.start(settings, directory.resolve(name + ".console"));
+        current[slot] = process;
+        all.add(process);
+        return process;
+    }
+
+    /** Starts a new generation in the slot of {@code dead}. */
+    synchronized void replace(WorkerProcess dead) {
+        for (int slot = 0; slot < current.length; slot++) {
+            if (current[slot] == dead) {
+                start(slot);
+                return;
+            }
+        }
+    }
+
+    /** The live process whose manager writes owners starting with {@code owner}'s instance id. */
+    synchronized Optional<WorkerProcess> owning(String owner) {
+        String process = owner.substring(0, owner.indexOf(':'));
+        return all.stream().filter(p -> p.name().equals(process) && p.isAlive()).findFirst();
+    }
+
+    synchronized List<WorkerProcess> all() {
+        return List.copyOf(all);
+    }
+
+    /** @return the processes that did not exit in time (they are killed) */
+    List<WorkerProcess> awaitAll(long deadlineNanos) {
+        List<WorkerProcess> hung = new ArrayList<>();
+        for (WorkerProcess process : all()) {
+            long left = Math.max((deadlineNanos - System.nanoTime()) / 1_000_000, 1);
+            if (!process.awaitExit(left)) {
+                hung.add(process);
+                process.close();
+            }
+        }
+        return hung;
+    }
+
+    @Override
+    public synchronized void close() {
+        for (WorkerProcess process : all) {
+            process.close();
+        }
+    }
+}
