@@ -19,7 +19,7 @@ import java.util.List;
  * @param unrecovered          faults after which the lock was never acquired again
  * @param maxIdleGapNanos      the longest time a lock stayed unused between two sections
  * @param storeFailures        acquires that threw {@link io.github.mongolock.LockStoreException}
- * @param maxStoreFailureNanos the longest of those calls
+ * @param maxStoreFailureNanos the longest of those calls among the ones that began while MongoDB was down (an outage)
  * @param problems             the first violations, described for a person
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,

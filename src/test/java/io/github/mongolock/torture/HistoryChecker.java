@@ -95,7 +95,9 @@ final class HistoryChecker {
         for (AcquireFailure failure : failures) {
             if (failure.kind().equals("STORE")) {
                 storeFailures++;
-                maxStoreFailure = Math.max(maxStoreFailure, failure.durationNanos());
+                if (duringOutage(failure.askedAt(), faults)) {
+                    maxStoreFailure = Math.max(maxStoreFailure, failure.durationNanos());
+                }
             }
         }
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
@@ -103,6 +105,10 @@ final class HistoryChecker {
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
                 locksHeldAtEnd, pauseViolations, maxRecovery, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
                 List.copyOf(problems));
+    }
+
+    private static boolean duringOutage(long nanos, List<FaultEvent> faults) {
+        return faults.stream().anyMatch(f -> f.kind() == FaultEvent.Kind.OUTAGE && nanos >= f.at() && nanos < f.until());
     }
 
     /** Counts protected sections into which a later-token section started; O(n log n). */
