@@ -29,6 +29,7 @@ final class FaultInjector {
     private final TcpProxy proxy;
     private final Random random;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private int networkFaults;
 
     FaultInjector(MongoCollection<Document> locks, WorkerFleet fleet, TcpProxy proxy, long seed) {
         this.locks = locks;
@@ -39,6 +40,11 @@ final class FaultInjector {
 
     List<FaultEvent> events() {
         return List.copyOf(events);
+    }
+
+    /** Connections reset or stalled by {@link #cutConnections}. */
+    int networkFaults() {
+        return networkFaults;
     }
 
     /** {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding), then a replacement. */
@@ -88,10 +94,10 @@ final class FaultInjector {
     void cutConnections(long untilNanos, Duration maxStall) {
         while (untilNanos - System.nanoTime() > 0) {
             sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(250)));
-            if (random.nextBoolean()) {
-                proxy.cutRandom(random);
-            } else {
-                proxy.stallRandom(random, Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis())));
+            boolean hit = random.nextBoolean() ? proxy.cutRandom(random)
+                    : proxy.stallRandom(random, Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis())));
+            if (hit) {
+                networkFaults++;
             }
         }
     }

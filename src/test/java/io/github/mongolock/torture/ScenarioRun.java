@@ -82,7 +82,7 @@ final class ScenarioRun {
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario == Scenario.PAUSE);
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
-                        scenario.recoveryBound(config), faults.events().size(), hung.size());
+                        scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
             }
         }
     }
