@@ -16,7 +16,7 @@ record TortureConfig(String name, int workers, int threads, int locks, Duration 
             Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(14), 5_000, 0.75, 500, 3_000);
 
     static final TortureConfig LONG = new TortureConfig("long", 4, 4, 2, Duration.ofMillis(1500),
-            Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(150), 17_000, 0.85, 200, 2_000);
+            Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(140), 16_667, 0.85, 200, 2_000);
 
     /** {@code -Dmongolock.torture=long} selects {@link #LONG}; anything else {@link #SHORT}. */
     static TortureConfig fromSystemProperty() {
