@@ -1,0 +1,116 @@
+package io.github.mongolock.torture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.mongolock.torture.SectionRecord.CloseOutcome;
+import io.github.mongolock.torture.SectionRecord.WriteOutcome;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker must find what it is meant to find: each rule is shown a history that breaks it. */
+class HistoryCheckerTest {
+
+    private static final List<CounterState> EXACT = List.of(new CounterState("a", 3, 3, 3, 3, 3));
+
+    private static SectionRecord clean(String process, long token, long start, long end) {
+        return new SectionRecord(process, "a", token, process + ":n:1", start, end, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.OK, false);
+    }
+
+    private static SectionRecord lost(String process, long token, long start, long end) {
+        return new SectionRecord(process, "a", token, process + ":n:1", start, end, false, WriteOutcome.SKIPPED,
+                WriteOutcome.SKIPPED, false, CloseOutcome.LOST, true);
+    }
+
+    private static SectionRecord killed(String process, long token, long start, long death) {
+        return clean(process, token, start, 0).endedByDeath(death);
+    }
+
+    private static CheckReport check(List<SectionRecord> sections, List<FaultEvent> faults) {
+        return HistoryChecker.check(sections, List.of(), faults, EXACT, 0, true);
+    }
+
+    @Test
+    void sequentialSectionsAreClean() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 2, 11, 20), clean("p", 3, 25, 30)), List.of());
+        assertEquals(0, report.overlaps());
+        assertEquals(0, report.tokenOrderViolations());
+        assertEquals(0, report.lostUpdates());
+        assertEquals(5, report.maxIdleGapNanos());
+    }
+
+    @Test
+    void aLaterTokenStartingInsideAProtectedSectionIsAnOverlap() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 2, 5, 20)), List.of());
+        assertEquals(1, report.overlaps());
+    }
+
+    @Test
+    void aSectionThatStartedFirstWithTheLargerTokenIsAnOverlapAndAnOrderViolation() {
+        CheckReport report = check(List.of(clean("p", 2, 0, 10), clean("q", 1, 5, 20)), List.of());
+        assertEquals(1, report.overlaps());
+        assertEquals(1, report.tokenOrderViolations());
+    }
+
+    @Test
+    void aHolderToldOfItsLossIsNotProtectedPastIt() {
+        CheckReport report = check(List.of(lost("p", 1, 0, 3000), clean("q", 2, 1600, 1700)), List.of());
+        assertEquals(0, report.overlaps());
+        assertEquals(1, report.toldLost());
+    }
+
+    @Test
+    void aKilledHolderIsProtectedUntilItsDeath() {
+        assertEquals(1, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 50, 60)), List.of()).overlaps());
+        assertEquals(0, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 1600, 1700)), List.of()).overlaps());
+    }
+
+    @Test
+    void aTokenHandedOutTwiceIsAViolation() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 1, 20, 30)), List.of());
+        assertEquals(1, report.tokenOrderViolations());
+    }
+
+    @Test
+    void aCounterBehindItsWriteCountHasLostUpdates() {
+        CheckReport report = HistoryChecker.check(List.of(clean("p", 1, 0, 10)), List.of(), List.of(),
+                List.of(new CounterState("a", 4, 5, 3, 4, 1)), 0, true);
+        assertEquals(1, report.lostUpdates());
+        assertEquals(1, report.unfencedLostUpdates());
+    }
+
+    @Test
+    void recoveryRunsFromTheStopToTheNextSectionOfAnotherProcess() {
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 150);
+        CheckReport report = check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(kill));
+        assertEquals(1500, report.maxRecoveryNanos());
+        assertEquals(0, report.unrecovered());
+        assertEquals(1, check(List.of(killed("p", 1, 0, 150)), List.of(kill)).unrecovered());
+    }
+
+    @Test
+    void aPausedHolderMustBeToldAndTheNextHolderUndisturbed() {
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 3100);
+        assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .pauseViolations());
+        // Not told: isHeld() still true after the pause and close() succeeded.
+        assertEquals(1, check(List.of(clean("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .pauseViolations());
+        // Told, but the next holder's lock was released or moved by someone else.
+        SectionRecord disturbed = new SectionRecord("q", "a", 2, "q:n:1", 1600, 1700, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
+        assertEquals(1, check(List.of(lost("p", 1, 0, 3200), disturbed), List.of(pause)).pauseViolations());
+    }
+
+    @Test
+    void failuresCountTowardTheOutageOnlyWhenTheyBeganDuringIt() {
+        FaultEvent outage = new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, 1000, 4000);
+        List<AcquireFailure> failures = List.of(new AcquireFailure("p", "a", "STORE", 500, 3000),
+                new AcquireFailure("p", "a", "STORE", 1500, 3500), new AcquireFailure("p", "a", "TIMEOUT", 0, 3000));
+        CheckReport report = HistoryChecker.check(List.of(clean("q", 2, 4100, 4200)), failures, List.of(outage),
+                EXACT, 0, true);
+        assertEquals(2, report.storeFailures());
+        assertEquals(2000, report.maxStoreFailureNanos());
+        assertEquals(100, report.maxRecoveryNanos());
+    }
+}
