@@ -8,9 +8,22 @@ package io.github.mongolock.torture;
  * @param lock    the lock its victim held, if any
  * @param token   the victim's fencing token for that lock, or 0
  * @param at      when the fault began (nanoTime): SIGSTOP before a kill or a pause, or the outage start
- * @param until   when it ended (SIGCONT, database back), or {@code at} for a kill
+ * @param until   when it ended (SIGCONT, database back), or the death time for a kill
+ * @param recoveredAt when the harness first saw the lock granted again (a larger token in the lock
+ *                    document; after an outage, on any lock), or {@link #UNRECOVERED}
  */
-record FaultEvent(Kind kind, String process, String lock, long token, long at, long until) {
+record FaultEvent(Kind kind, String process, String lock, long token, long at, long until, long recoveredAt) {
+
+    static final long UNRECOVERED = Long.MAX_VALUE;
 
     enum Kind { KILL, PAUSE, OUTAGE }
+
+    boolean recovered() {
+        return recoveredAt != UNRECOVERED;
+    }
+
+    /** From the SIGSTOP of a kill or pause, or from MongoDB's return after an outage, to the next grant. */
+    long recoveryNanos() {
+        return recoveredAt - (kind == Kind.OUTAGE ? until : at);
+    }
 }

@@ -2,12 +2,15 @@ package io.github.mongolock.torture;
 
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -28,11 +31,22 @@ final class FaultInjector {
     private final WorkerFleet fleet;
     private final TcpProxy proxy;
     private final Random random;
+    private static final Duration POLL = Duration.ofMillis(5);
+
+    private final List<String> lockNames;
+    private final Duration recoveryTimeout;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
     private int networkFaults;
 
-    FaultInjector(MongoCollection<Document> locks, WorkerFleet fleet, TcpProxy proxy, long seed) {
+    /**
+     * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
+     *                        before calling the fault unrecovered
+     */
+    FaultInjector(MongoCollection<Document> locks, List<String> lockNames, WorkerFleet fleet, TcpProxy proxy,
+                  Duration recoveryTimeout, long seed) {
         this.locks = locks;
+        this.lockNames = List.copyOf(lockNames);
+        this.recoveryTimeout = recoveryTimeout;
         this.fleet = fleet;
         this.proxy = proxy;
         this.random = new Random(seed);
@@ -47,7 +61,10 @@ final class FaultInjector {
         return networkFaults;
     }
 
-    /** {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding), then a replacement. */
+    /**
+     * {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding),
+     * then a replacement; returns once another process was granted the lock (or the recovery timeout passed).
+     */
     boolean killHolder() {
         Optional<Victim> victim = stopHolder();
         if (victim.isEmpty()) {
@@ -55,36 +72,45 @@ final class FaultInjector {
         }
         Victim v = victim.get();
         v.process().kill();
-        events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                v.process().deathNanos()));
         fleet.replace(v.process());
+        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()),
+                v.stoppedAt() + recoveryTimeout.toNanos());
+        events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
+                v.process().deathNanos(), recoveredAt));
         return true;
     }
 
-    /** SIGSTOP of a holder for {@code pause}, then SIGCONT. */
+    /** SIGSTOP of a holder for {@code pause}, watching for another process to be granted its lock meanwhile, then SIGCONT. */
     boolean pauseHolder(Duration pause) {
         Optional<Victim> victim = stopHolder();
         if (victim.isEmpty()) {
             return false;
         }
         Victim v = victim.get();
-        sleepUntil(v.stoppedAt() + pause.toNanos());
+        long resumeAt = v.stoppedAt() + pause.toNanos();
+        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), resumeAt);
+        sleepUntil(resumeAt);
         v.process().resume();
         events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                System.nanoTime()));
+                System.nanoTime(), recoveredAt));
         return true;
     }
 
-    /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}. */
+    /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}; returns once a lock is granted again. */
     void outage(Duration length) {
         long at = System.nanoTime();
         proxy.refuse(true);
+        Map<String, Long> tokens;
+        long until;
         try {
             sleepUntil(at + length.toNanos());
+            tokens = tokens();
         } finally {
             proxy.refuse(false);
+            until = System.nanoTime();
         }
-        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, System.nanoTime()));
+        long recoveredAt = awaitGrant(lockNames, tokens, until + recoveryTimeout.toNanos());
+        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, until, recoveredAt));
     }
 
     /**
@@ -100,6 +126,32 @@ final class FaultInjector {
                 networkFaults++;
             }
         }
+    }
+
+    /**
+     * Polls the lock documents until one of {@code names} shows a token above {@code tokens}' (a fresh
+     * grant; the grantee may have released again between two polls) or the deadline passes.
+     *
+     * @return when the grant was first seen, or {@link FaultEvent#UNRECOVERED}
+     */
+    private long awaitGrant(List<String> names, Map<String, Long> tokens, long deadline) {
+        while (deadline - System.nanoTime() > 0) {
+            for (Document lock : locks.find(in("_id", names))) {
+                if (token(lock) > tokens.getOrDefault(lock.getString("_id"), 0L)) {
+                    return System.nanoTime();
+                }
+            }
+            sleepUntil(System.nanoTime() + POLL.toNanos());
+        }
+        return FaultEvent.UNRECOVERED;
+    }
+
+    private Map<String, Long> tokens() {
+        Map<String, Long> tokens = new HashMap<>();
+        for (Document lock : locks.find(in("_id", lockNames))) {
+            tokens.put(lock.getString("_id"), token(lock));
+        }
+        return tokens;
     }
 
     private Optional<Victim> stopHolder() {

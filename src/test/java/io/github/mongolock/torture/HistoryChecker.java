@@ -30,8 +30,9 @@ import java.util.stream.Collectors;
  * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
  * heard, close threw LockLostException) and, with
  * {@code strictSuccessor}, the next holder must have released its lock normally.</li>
- * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP to the next section of the victim's lock in
- * another process; from the end of an outage to the next section on any lock.</li>
+ * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the moment
+ * the harness saw the lock granted again (see {@link FaultEvent#recoveredAt()}); after a kill or a
+ * pause another process must also have run a section of that lock later on.</li>
  * </ul>
  */
 final class HistoryChecker {
@@ -77,13 +78,14 @@ final class HistoryChecker {
             }
         }
         for (FaultEvent fault : faults) {
-            Optional<SectionRecord> next = nextAfter(fault, sections);
-            if (next.isEmpty()) {
+            if (!fault.recovered()) {
                 unrecovered++;
-                note(problems, fault + ": no section followed");
+                note(problems, fault + ": the lock was not granted again");
+            } else if (fault.kind() != FaultEvent.Kind.OUTAGE && nextAfter(fault, sections).isEmpty()) {
+                unrecovered++;
+                note(problems, fault + ": no other process ran a section of the lock afterwards");
             } else {
-                long from = fault.kind() == FaultEvent.Kind.OUTAGE ? fault.until() : fault.at();
-                maxRecovery = Math.max(maxRecovery, next.get().start() - from);
+                maxRecovery = Math.max(maxRecovery, fault.recoveryNanos());
             }
             if (fault.kind() == FaultEvent.Kind.PAUSE) {
                 pauseViolations += checkPause(fault, byLock.getOrDefault(fault.lock(), List.of()), pausedSections,
@@ -173,14 +175,9 @@ final class HistoryChecker {
     }
 
     private static Optional<SectionRecord> nextAfter(FaultEvent fault, List<SectionRecord> sections) {
-        return switch (fault.kind()) {
-            case OUTAGE -> sections.stream().filter(s -> s.start() > fault.until())
-                    .min(Comparator.comparingLong(SectionRecord::start));
-            case KILL, PAUSE -> sections.stream()
-                    .filter(s -> s.lock().equals(fault.lock()) && !s.process().equals(fault.process())
-                            && s.start() > fault.at())
-                    .min(Comparator.comparingLong(SectionRecord::start));
-        };
+        return sections.stream()
+                .filter(s -> s.lock().equals(fault.lock()) && !s.process().equals(fault.process()) && s.start() > fault.at())
+                .min(Comparator.comparingLong(SectionRecord::start));
     }
 
     private static int checkPause(FaultEvent pause, List<SectionRecord> ofLock, Set<String> pausedSections,

@@ -60,8 +60,12 @@ final class ScenarioRun {
                     config.workMinMicros(), config.workMaxMicros());
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
-                FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), fleet, proxy,
-                        scenario.ordinal() * 7919L + begin);
+                List<String> lockNames = new ArrayList<>();
+                for (int i = 0; i < config.locks(); i++) {
+                    lockNames.add(WorkerSettings.lockName(i));
+                }
+                FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
+                        fleet, proxy, config.lease().multipliedBy(10), scenario.ordinal() * 7919L + begin);
                 FaultInjector.sleepUntil(begin + STARTUP.toNanos());
                 inject(faults, faultsUntil);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
@@ -79,6 +83,7 @@ final class ScenarioRun {
                     sections.addAll(history.sections());
                     failures.addAll(history.failures());
                 }
+                writeFaultLog(faults.events());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario == Scenario.PAUSE);
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
@@ -165,6 +170,14 @@ final class ScenarioRun {
                     counter.getLong("plain"), counter.getLong("plainWrites"), counter.getLong("fence")));
         }
         return states;
+    }
+
+    private void writeFaultLog(List<FaultEvent> events) {
+        try {
+            Files.write(directory.resolve("faults.log"), events.stream().map(FaultEvent::toString).toList());
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot write the fault log", failed);
+        }
     }
 
     private void createDirectory() {
