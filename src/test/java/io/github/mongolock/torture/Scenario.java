@@ -33,6 +33,11 @@ enum Scenario {
         };
     }
 
+    /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
+    boolean hasNetworkFaults() {
+        return this == CUT || this == OUTAGE || this == MIXED;
+    }
+
     /** Worker slot 0 runs its lock manager on a clock about to wrap around; slot 1 on one 146 years behind. */
     long[] clockOffsets(int workers, long now) {
         long[] offsets = new long[workers];

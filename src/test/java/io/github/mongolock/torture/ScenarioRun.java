@@ -85,7 +85,7 @@ final class ScenarioRun {
                 }
                 writeFaultLog(faults.events());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
-                        heldAtEnd, scenario == Scenario.PAUSE);
+                        heldAtEnd, scenario.hasNetworkFaults());
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
             }
