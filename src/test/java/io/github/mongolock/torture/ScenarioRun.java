@@ -24,6 +24,7 @@ import org.bson.Document;
  */
 final class ScenarioRun {
 
+    /** Time allowed for the workers' JVMs to start, added to the scenario's time. */
     private static final Duration STARTUP = Duration.ofSeconds(3);
 
     private final Scenario scenario;
@@ -66,7 +67,10 @@ final class ScenarioRun {
                 }
                 FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
                         fleet, proxy, config.lease().multipliedBy(10), scenario.ordinal() * 7919L + begin);
-                FaultInjector.sleepUntil(begin + STARTUP.toNanos());
+                if (!fleet.awaitReady(begin + STARTUP.multipliedBy(10).toNanos())) {
+                    throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
+                            + "; see the .console files in " + directory);
+                }
                 inject(faults, faultsUntil);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);

@@ -45,6 +45,30 @@ final class WorkerFleet implements AutoCloseable {
         return process;
     }
 
+    /**
+     * Waits until every current worker has written its first record (it has a connection and has
+     * tried a lock), so that faults meet real contention; JVM start-up takes seconds on a busy machine.
+     *
+     * @return whether all were ready before {@code deadlineNanos}
+     */
+    boolean awaitReady(long deadlineNanos) {
+        while (deadlineNanos - System.nanoTime() > 0) {
+            boolean ready = true;
+            for (WorkerProcess process : currentProcesses()) {
+                ready &= process.settings().history().toFile().length() > 0;
+            }
+            if (ready) {
+                return true;
+            }
+            FaultInjector.sleepUntil(System.nanoTime() + 50_000_000L);
+        }
+        return false;
+    }
+
+    private synchronized List<WorkerProcess> currentProcesses() {
+        return List.of(current);
+    }
+
     /** Starts a new generation in the slot of {@code dead}. */
     synchronized void replace(WorkerProcess dead) {
         for (int slot = 0; slot < current.length; slot++) {
