@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * The worker processes of one scenario, one slot per worker; a killed worker is replaced in its
- * slot by a new generation. {@link #close()} kills whatever still runs.
+ * slot by a new generation. {@link #close()}, or a shutdown hook if the harness JVM ends first,
+ * kills whatever still runs.
  */
 final class WorkerFleet implements AutoCloseable {
 
@@ -17,6 +18,7 @@ final class WorkerFleet implements AutoCloseable {
     private final List<WorkerProcess> all = new ArrayList<>();
     private final WorkerProcess[] current;
     private final int[] generation;
+    private final Thread shutdownHook;
 
     /** @param template settings of every worker; process, history and clock offset are set per slot */
     WorkerFleet(Path directory, WorkerSettings template, long[] clockOffsets) {
@@ -25,6 +27,10 @@ final class WorkerFleet implements AutoCloseable {
         this.clockOffsets = clockOffsets.clone();
         this.current = new WorkerProcess[clockOffsets.length];
         this.generation = new int[clockOffsets.length];
+        // If the harness JVM itself is stopped (Ctrl-C, a build timeout), its workers go with it; a
+        // worker stopped by SIGSTOP could not even run its own watchdog.
+        this.shutdownHook = new Thread(this::killAll, "torture-fleet-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     synchronized void startAll() {
@@ -103,7 +109,16 @@ final class WorkerFleet implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        killAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run: the workers are dead either way
+        }
+    }
+
+    private synchronized void killAll() {
         for (WorkerProcess process : all) {
             process.close();
         }
