@@ -24,7 +24,7 @@ import org.bson.Document;
 final class FaultInjector {
 
     /** A holder confirmed while its process is stopped. */
-    private record Victim(WorkerProcess process, String lock, long token, long stoppedAt) {
+    private record Victim(WorkerProcess process, String lock, long token, long stoppedAt, long signalled) {
     }
 
     private final MongoCollection<Document> locks;
@@ -76,7 +76,7 @@ final class FaultInjector {
         long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()),
                 v.stoppedAt() + recoveryTimeout.toNanos());
         events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                v.process().deathNanos(), recoveredAt));
+                v.signalled(), v.process().deathNanos(), recoveredAt));
         return true;
     }
 
@@ -92,7 +92,7 @@ final class FaultInjector {
         sleepUntil(resumeAt);
         v.process().resume();
         events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                System.nanoTime(), recoveredAt));
+                v.signalled(), System.nanoTime(), recoveredAt));
         return true;
     }
 
@@ -110,7 +110,7 @@ final class FaultInjector {
             until = System.nanoTime();
         }
         long recoveredAt = awaitGrant(lockNames, tokens, until + recoveryTimeout.toNanos());
-        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, until, recoveredAt));
+        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, at, until, recoveredAt));
     }
 
     /**
@@ -164,12 +164,14 @@ final class FaultInjector {
                 if (process.isPresent()) {
                     long stoppedAt = System.nanoTime();
                     process.get().stop();
+                    long signalled = System.nanoTime();
                     // Let requests already on the wire land before judging whether it still holds.
                     sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
                     Document now = locks.find(eq("_id", lock.getString("_id"))).first();
                     if (now != null && owner.equals(now.getString("owner")) && now.getInteger("holds", 0) > 0
                             && token(now) == token(lock)) {
-                        return Optional.of(new Victim(process.get(), lock.getString("_id"), token(now), stoppedAt));
+                        return Optional.of(new Victim(process.get(), lock.getString("_id"), token(now), stoppedAt,
+                                signalled));
                     }
                     process.get().resume();
                 }

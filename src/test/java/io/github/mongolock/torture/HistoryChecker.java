@@ -197,7 +197,7 @@ final class HistoryChecker {
         SectionRecord section = paused.get();
         int count = 0;
         // A pause that caught the holder inside close() finds its work over and isHeld() true at its end.
-        boolean workedThroughPause = section.end() > pause.at();
+        boolean workedThroughPause = section.end() > pause.signalled();
         // With the network failing too, close() may not reach MongoDB and report LockStoreException instead.
         boolean closeTold = section.close() == SectionRecord.CloseOutcome.LOST
                 || (networkFaults && section.close() == SectionRecord.CloseOutcome.STORE);

@@ -81,19 +81,19 @@ class HistoryCheckerTest {
 
     @Test
     void recoveryRunsFromTheStopToTheNextGrantAndAnotherProcessMustRunTheLockAgain() {
-        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 150, 1590);
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, 1590);
         CheckReport report = check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(kill));
         assertEquals(1490, report.maxRecoveryNanos());
         assertEquals(0, report.unrecovered());
         // Granted again (to a process that then died before recording its section), but no section followed.
         assertEquals(1, check(List.of(killed("p", 1, 0, 150)), List.of(kill)).unrecovered());
-        FaultEvent never = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 150, FaultEvent.UNRECOVERED);
+        FaultEvent never = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, FaultEvent.UNRECOVERED);
         assertEquals(1, check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(never)).unrecovered());
     }
 
     @Test
     void aPausedHolderMustBeToldAndTheNextHolderUndisturbed() {
-        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 3100, 1590);
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
         assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
                 .pauseViolations());
         // Not told: isHeld() still true after the pause and close() succeeded.
@@ -103,6 +103,10 @@ class HistoryCheckerTest {
         SectionRecord disturbed = new SectionRecord("q", "a", 2, "q:n:1", 1600, 1700, false, WriteOutcome.ACCEPTED,
                 WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
         assertEquals(1, check(List.of(lost("p", 1, 0, 3200), disturbed), List.of(pause)).pauseViolations());
+        // The SIGSTOP caught it inside close(), its work over: isHeld() was rightly true at its end.
+        SectionRecord caughtInClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 102, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
+        assertEquals(0, check(List.of(caughtInClose, clean("q", 2, 1600, 1700)), List.of(pause)).pauseViolations());
         // close() could not reach MongoDB: acceptable only where the scenario cuts the network.
         SectionRecord unreachable = new SectionRecord("p", "a", 1, "p:n:1", 0, 3200, false, WriteOutcome.SKIPPED,
                 WriteOutcome.SKIPPED, false, CloseOutcome.STORE, true);
@@ -113,7 +117,7 @@ class HistoryCheckerTest {
 
     @Test
     void failuresCountTowardTheOutageOnlyWhenTheyBeganDuringIt() {
-        FaultEvent outage = new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, 1000, 4000, 4090);
+        FaultEvent outage = new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, 1000, 1000, 4000, 4090);
         List<AcquireFailure> failures = List.of(new AcquireFailure("p", "a", "STORE", 500, 3000),
                 new AcquireFailure("p", "a", "STORE", 1500, 3500), new AcquireFailure("p", "a", "TIMEOUT", 0, 3000));
         CheckReport report = HistoryChecker.check(List.of(clean("q", 2, 4100, 4200)), failures, List.of(outage),
