@@ -8,6 +8,10 @@ import com.mongodb.client.MongoClients;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
+import io.github.mongolock.core.ReleaseFeed;
+import io.github.mongolock.mongo.MongoReleaseFeed;
+import com.mongodb.client.MongoCollection;
+import org.bson.Document;
 import io.github.mongolock.mongo.MongoLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,12 +47,14 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(10);
 
     private final LockCoordinator coordinator;
-    private final MongoClient ownedClient;
+    private final MongoClient client;
+    private final boolean ownsClient;
     private final String instanceId;
 
-    private MongoLockManager(LockCoordinator coordinator, MongoClient ownedClient, String instanceId) {
+    private MongoLockManager(LockCoordinator coordinator, MongoClient client, boolean ownsClient, String instanceId) {
         this.coordinator = coordinator;
-        this.ownedClient = ownedClient;
+        this.client = client;
+        this.ownsClient = ownsClient;
         this.instanceId = instanceId;
     }
 
@@ -91,6 +97,20 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         return instanceId;
     }
 
+    /**
+     * Whether the driver currently knows a MongoDB server it can write locks to. Costs no I/O: it is
+     * the view of the driver's server monitor, refreshed every heartbeat (10 s by default,
+     * {@code heartbeatFrequencyMS}) and at once when an operation fails. Backs the readiness check.
+     */
+    public boolean isStoreAvailable() {
+        return client.getClusterDescription().hasWritableServer();
+    }
+
+    /** What the push wake-up is doing: {@code IDLE} until this manager first waits for a lock held elsewhere. */
+    public ReleaseFeed.Status pushWakeUpStatus() {
+        return coordinator.releaseFeedStatus();
+    }
+
     /** The owner the calling thread acquires under, as stored in lock documents and {@link LockInfo#owner()}. */
     public String currentOwner() {
         return coordinator.currentOwner();
@@ -102,8 +122,8 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         try {
             coordinator.close();
         } finally {
-            if (ownedClient != null) {
-                ownedClient.close();
+            if (ownsClient) {
+                client.close();
             }
         }
     }
@@ -118,6 +138,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         private Duration waitTime = DEFAULT_WAIT_TIME;
         private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
         private String instanceId;
+        private boolean pushWakeUp = true;
         private final List<LockListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -174,6 +195,16 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether waiters on locks held by other machines are woken by a MongoDB change stream (one per
+         * manager, opened when this manager first waits for such a lock) instead of by polling alone;
+         * default true. Needs a replica set; elsewhere it falls back to polling, logged once.
+         */
+        public Builder pushWakeUp(boolean pushWakeUp) {
+            this.pushWakeUp = pushWakeUp;
+            return this;
+        }
+
         /** Told of every acquisition, release and lost lease of this manager. */
         public Builder listener(LockListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -203,12 +234,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             checkNamespace(databaseName, collection);
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
-            MongoLockStore store = new MongoLockStore(effective.getDatabase(databaseName).getCollection(collection));
+            MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
+            MongoLockStore store = new MongoLockStore(locks);
             // The nonce makes owners unique even when several nodes are given the same instance id.
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
+            ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)
+                    : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
-                    MonotonicClock.system(), listeners);
-            return new MongoLockManager(coordinator, ownedClient, id);
+                    MonotonicClock.system(), listeners, feed);
+            return new MongoLockManager(coordinator, effective, ownedClient != null, id);
         }
 
         private static ConnectionString parse(String uri) {

@@ -6,8 +6,11 @@ import java.util.Optional;
 /** The outcome of one {@link LockStore#tryAcquire} call. */
 public sealed interface AcquireAttempt {
 
-    /** The lock is now the caller's, with one hold. {@code version} is the document's version after the change. */
-    record Granted(long fencingToken, long version) implements AcquireAttempt {
+    /**
+     * The lock is now the caller's, with one hold. {@code version} is the document's version after
+     * the change; {@code leaseId} identifies this acquisition's lease uniquely (renewals name it).
+     */
+    record Granted(long fencingToken, long version, String leaseId) implements AcquireAttempt {
     }
 
     /**

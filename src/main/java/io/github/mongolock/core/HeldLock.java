@@ -19,6 +19,7 @@ final class HeldLock {
     final String name;
     final String owner;
     final long fencingToken;
+    final String leaseId;
     final Duration lease;
     final ReentrantLock mutex = new ReentrantLock();
 
@@ -33,11 +34,12 @@ final class HeldLock {
     /** Monotonic time before which the store is known to still count this lease as ours. */
     private volatile long confirmedUntilNanos;
 
-    HeldLock(String name, String owner, long fencingToken, long version, Duration lease, long requestSentAtNanos) {
+    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos) {
         this.name = name;
         this.owner = owner;
-        this.fencingToken = fencingToken;
-        this.version = version;
+        this.fencingToken = granted.fencingToken();
+        this.leaseId = granted.leaseId();
+        this.version = granted.version();
         this.lease = lease;
         this.holds = 1;
         this.confirmedUntilNanos = requestSentAtNanos + LockArguments.saturatedNanos(lease);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -71,20 +72,26 @@ final class LeaseRenewer implements AutoCloseable {
             next.cancel(false);
         }
         nextRunAtNanos = dueNanos;
-        next = executor.schedule(this::run, Math.max(dueNanos - clock.nanoTime(), 0), TimeUnit.NANOSECONDS);
+        try {
+            next = executor.schedule(this::run, Math.max(dueNanos - clock.nanoTime(), 0), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            next = null; // the manager is closing: its locks are being released, nothing to renew
+        }
     }
 
     private void run() {
+        long startedAt = clock.nanoTime();
         try {
             renewAll();
         } catch (RuntimeException unexpected) {
             LOG.log(Level.ERROR, "mongolock lease renewal failed unexpectedly; retrying at the next interval", unexpected);
         } finally {
-            planNext();
+            planNext(startedAt);
         }
     }
 
-    private synchronized void planNext() {
+    /** Counts the next interval from this run's start, so a slow renewal does not stretch the interval. */
+    private synchronized void planNext(long lastStartNanos) {
         next = null;
         long shortest = Long.MAX_VALUE;
         for (HeldLock lock : heldLocks.get()) {
@@ -93,7 +100,7 @@ final class LeaseRenewer implements AutoCloseable {
             }
         }
         if (shortest != Long.MAX_VALUE) {
-            schedule(clock.nanoTime() + shortest);
+            schedule(lastStartNanos + shortest);
         }
     }
 
@@ -116,7 +123,7 @@ final class LeaseRenewer implements AutoCloseable {
     private void renew(List<HeldLock> batch) {
         List<LeaseClaim> claims = new ArrayList<>(batch.size());
         for (HeldLock lock : batch) {
-            claims.add(new LeaseClaim(lock.name, lock.owner, lock.fencingToken));
+            claims.add(new LeaseClaim(lock.name, lock.owner, lock.leaseId));
         }
         long sentAt = clock.nanoTime();
         Set<String> confirmed;

@@ -42,7 +42,7 @@ public interface LockStore {
     void abandon(String name, String owner);
 
     /**
-     * Restarts the lease of every claim that still belongs to its owner and fencing token, in O(1)
+     * Restarts the lease of every claim that still belongs to its owner and acquisition, in O(1)
      * round trips however many claims there are.
      *
      * @return the names whose claims still hold; the others are lost

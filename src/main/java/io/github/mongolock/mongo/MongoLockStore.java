@@ -15,7 +15,10 @@ import static com.mongodb.client.model.Updates.set;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketOpenException;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
@@ -43,6 +46,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.bson.Document;
+import org.bson.types.ObjectId;
 import org.bson.conversions.Bson;
 
 /**
@@ -55,6 +59,7 @@ import org.bson.conversions.Bson;
  *   holds:      1,                      // the owner's hold count; 0 when free
  *   version:    NumberLong(17),         // +1 on every acquisition, re-entry and release (the compare-and-set key)
  *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never reset
+ *   leaseId:    "6740c1f2a9e8b3d1c0f4e2a7",  // unique per fresh acquisition; renewals match on it
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition
  *   renewedAt:  ISODate(...)            // database clock, at the last acquisition, re-entry or renewal
@@ -80,6 +85,7 @@ public final class MongoLockStore implements LockStore {
     static final String HOLDS = "holds";
     static final String VERSION = "version";
     static final String TOKEN = "token";
+    static final String LEASE_ID = "leaseId";
     static final String LEASE_MS = "leaseMs";
     static final String ACQUIRED_AT = "acquiredAt";
     static final String RENEWED_AT = "renewedAt";
@@ -104,15 +110,21 @@ public final class MongoLockStore implements LockStore {
         this.namespace = collection.getNamespace().getFullName();
     }
 
+    /** The lock collection with the store's read and write concerns, e.g. for a {@link MongoReleaseFeed}. */
+    public MongoCollection<Document> collection() {
+        return locks;
+    }
+
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
-        Bson take = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_MS, lease.toMillis()),
+        String leaseId = new ObjectId().toHexString();
+        Bson take = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
                 inc(VERSION, 1L), inc(TOKEN, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT));
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
             Document before = call("acquire", name, () -> locks.findOneAndUpdate(
                     and(eq(ID, name), eq(HOLDS, 0)), take, UPSERT_BEFORE));
-            return granted(before);
+            return granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!isDuplicateKey(failure.getCause())) {
                 throw failure;
@@ -133,14 +145,14 @@ public final class MongoLockStore implements LockStore {
         // Released meanwhile, or the lease ran out: take it over if that is still true at the write.
         Document before = call("take over", name, () -> locks.findOneAndUpdate(
                 and(eq(ID, name), or(eq(HOLDS, 0), EXPIRED)), take, BEFORE));
-        return before == null ? AcquireAttempt.Busy.unknown() : granted(before);
+        return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
-    private static AcquireAttempt granted(Document before) {
+    private static AcquireAttempt granted(Document before, String leaseId) {
         if (before == null) {
-            return new AcquireAttempt.Granted(1, 1); // created by this upsert
+            return new AcquireAttempt.Granted(1, 1, leaseId); // created by this upsert
         }
-        return new AcquireAttempt.Granted(number(before, TOKEN) + 1, number(before, VERSION) + 1);
+        return new AcquireAttempt.Granted(number(before, TOKEN) + 1, number(before, VERSION) + 1, leaseId);
     }
 
     @Override
@@ -172,26 +184,30 @@ public final class MongoLockStore implements LockStore {
         }
         List<String> names = new ArrayList<>(claims.size());
         Set<String> owners = new LinkedHashSet<>();
+        List<String> leaseIds = new ArrayList<>(claims.size());
         Map<String, LeaseClaim> byName = new HashMap<>(claims.size() * 2);
         for (LeaseClaim claim : claims) {
             names.add(claim.name());
             owners.add(claim.owner());
+            leaseIds.add(claim.leaseId());
             byName.put(claim.name(), claim);
         }
         String what = claims.size() + " lock(s) including";
+        // Lease ids are unique per acquisition, so each claim matches at most its own document:
+        // the matched count is exact, and no other acquisition's lease (not even an orphan) is extended.
         long matched = call("renew", what + " " + names.get(0), () -> locks.updateMany(
-                and(in(ID, names), in(OWNER, owners)), currentDate(RENEWED_AT))).getMatchedCount();
+                and(in(ID, names), in(OWNER, owners), in(LEASE_ID, leaseIds)), currentDate(RENEWED_AT))).getMatchedCount();
         if (matched == claims.size()) {
             return byName.keySet();
         }
         // Some were not ours any more: one read tells which claims still hold.
         Set<String> confirmed = new HashSet<>();
         call("check", what + " " + names.get(0), () -> locks.find(in(ID, names))
-                .projection(include(OWNER, TOKEN)).into(new ArrayList<>()))
+                .projection(include(OWNER, LEASE_ID)).into(new ArrayList<>()))
                 .forEach(document -> {
                     LeaseClaim claim = byName.get(document.getString(ID));
                     if (claim != null && claim.owner().equals(document.getString(OWNER))
-                            && number(document, TOKEN) == claim.fencingToken()) {
+                            && claim.leaseId().equals(document.getString(LEASE_ID))) {
                         confirmed.add(claim.name());
                     }
                 });
@@ -217,9 +233,13 @@ public final class MongoLockStore implements LockStore {
             throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
         } catch (MongoException failure) {
+            // Server selection and connection failures happen before anything is sent; an operation
+            // timeout (a MongoTimeoutException too) may strike after the write was applied.
+            boolean neverSent = (failure instanceof MongoTimeoutException && !(failure instanceof MongoOperationTimeoutException))
+                    || failure instanceof MongoSocketOpenException;
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " Check that MongoDB is reachable and that the user may read and write "
-                    + namespace + ".", failure);
+                    + namespace + ".", failure, !neverSent);
         }
     }
 

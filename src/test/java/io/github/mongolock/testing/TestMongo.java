@@ -22,7 +22,7 @@ import org.testcontainers.containers.MongoDBContainer;
  *
  * <p>Obtain it with {@link MongoBackend} (a JUnit extension) or {@link #shared(ExtensionContext)}.
  */
-public final class TestMongo implements ExtensionContext.Store.CloseableResource {
+public final class TestMongo implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     public enum Kind { EXTERNAL_URI, TESTCONTAINERS, STAND_IN }
 

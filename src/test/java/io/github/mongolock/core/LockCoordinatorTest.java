@@ -1,0 +1,279 @@
+package io.github.mongolock.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.mongolock.LockEvent;
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The algorithm against a real store, with faults scripted where the scenario needs them. */
+@ExtendWith(MongoBackend.class)
+class LockCoordinatorTest {
+
+    private static final Duration SHORT_LEASE = Duration.ofMillis(400);
+
+    private final TestMongo mongo;
+    private final List<LockCoordinator> coordinators = new ArrayList<>();
+    private final List<LockEvent> events = new CopyOnWriteArrayList<>();
+    private LockStore realStore;
+    private ScriptedStore scripted;
+
+    LockCoordinatorTest(TestMongo mongo) {
+        this.mongo = mongo;
+    }
+
+    @BeforeEach
+    void stores() {
+        realStore = new MongoLockStore(mongo.collection(mongo.freshDatabase(), "locks"));
+        scripted = new ScriptedStore(realStore);
+    }
+
+    @AfterEach
+    void closeAll() {
+        scripted.resumeRenewals();
+        coordinators.forEach(LockCoordinator::close);
+    }
+
+    private LockCoordinator node(String label, LockStore store, Duration lease, RetryBackoff backoff) {
+        LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), lease,
+                Duration.ofSeconds(10), MonotonicClock.system(), List.of(events::add), ReleaseFeed.NONE, backoff);
+        coordinators.add(coordinator);
+        return coordinator;
+    }
+
+    private LockCoordinator node(String label, LockStore store, Duration lease) {
+        return node(label, store, lease, RetryBackoff.standard());
+    }
+
+    private static <T> T onOtherThread(java.util.concurrent.Callable<T> work) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                result.complete(work.call());
+            } catch (Throwable failure) {
+                result.completeExceptionally(failure);
+            }
+        });
+        thread.start();
+        try {
+            return result.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof Exception exception) {
+                throw exception;
+            }
+            throw failed;
+        }
+    }
+
+    @Test
+    void aWaiterInTheSameManagerIsWokenByTheRelease() throws Exception {
+        // Backoff pauses of 5-10 s: only the local wake-up can hand the lock over sooner.
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30),
+                new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        LockSession held = node.acquire("job");
+        CountDownLatch waiting = new CountDownLatch(1);
+        CompletableFuture<Long> waitedNanos = CompletableFuture.supplyAsync(() -> {
+            waiting.countDown();
+            long start = System.nanoTime();
+            try (LockSession mine = node.acquire("job", Duration.ofSeconds(30))) {
+                assertEquals(held.fencingToken() + 1, mine.fencingToken());
+                return System.nanoTime() - start;
+            }
+        });
+        waiting.await();
+        Thread.sleep(300);
+        held.close();
+        long waited = waitedNanos.get(30, TimeUnit.SECONDS);
+        System.out.printf("[local wake-up] waiter got the lock %.1f ms after it started waiting (300 ms of which the holder kept it)%n",
+                waited / 1e6);
+        assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "woken by the release, not by a 5-10 s backoff: " + waited / 1e6 + " ms");
+    }
+
+    @Test
+    void aReleaseAfterTakeoverFreesNothing() throws Exception {
+        LockCoordinator paused = node("paused", scripted, SHORT_LEASE);
+        LockCoordinator other = node("other", realStore, Duration.ofSeconds(30));
+        scripted.pauseRenewals(); // the holder's process stops: no renewal reaches MongoDB
+        LockSession stale = paused.acquire("job");
+        Thread.sleep(SHORT_LEASE.toMillis() + 200);
+        LockSession next = onOtherThread(() -> other.acquire("job", Duration.ofSeconds(5)));
+        assertTrue(next.fencingToken() > stale.fencingToken());
+
+        LockLostException lost = assertThrows(LockLostException.class, stale::close);
+        assertTrue(lost.getMessage().contains("\"job\""), lost.getMessage());
+        assertEquals(stale.fencingToken(), lost.fencingToken());
+        assertEquals(next.fencingToken(), other.inspect("job").orElseThrow().fencingToken(), "the new holder keeps the lock");
+        assertTrue(next.isHeld());
+        assertFalse(stale.isHeld());
+        stale.close(); // idempotent: a second close reports nothing
+    }
+
+    @Test
+    void aRenewalThatFindsTheLeaseTakenOverReportsTheLoss() throws Exception {
+        LockCoordinator paused = node("paused", scripted, SHORT_LEASE);
+        LockCoordinator other = node("other", realStore, Duration.ofSeconds(30));
+        LockSession outer = paused.acquire("job");
+        LockSession inner = paused.acquire("job");
+        scripted.pauseRenewals();
+        Thread.sleep(SHORT_LEASE.toMillis() + 200);
+        LockSession next = onOtherThread(() -> other.acquire("job", Duration.ofSeconds(5)));
+        scripted.resumeRenewals(); // the process resumes; its renewer looks again
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!lostEventFor(outer.fencingToken()) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(lostEventFor(outer.fencingToken()), "LEASE_LOST fired: " + events);
+        assertFalse(outer.isHeld());
+        assertFalse(inner.isHeld());
+        assertThrows(LockLostException.class, () -> paused.acquire("job"), "re-entry reports the loss");
+        assertThrows(LockLostException.class, inner::close);
+        assertThrows(LockLostException.class, outer::close);
+        assertEquals(next.fencingToken(), other.inspect("job").orElseThrow().fencingToken());
+        assertEquals(1, other.inspect("job").orElseThrow().holdCount(), "the new holder's document was not altered");
+        // Once its lost sessions are closed, the thread may wait for the lock again like anyone else.
+        next.close();
+        try (LockSession again = paused.acquire("job", Duration.ofSeconds(5))) {
+            assertTrue(again.fencingToken() > next.fencingToken());
+        }
+    }
+
+    private boolean lostEventFor(long token) {
+        return events.stream().anyMatch(e -> e.kind() == LockEvent.Kind.LEASE_LOST && e.fencingToken() == token);
+    }
+
+    @Test
+    void aLeaseThatCannotBeRenewedForAWholeLeaseTimeCountsAsLost() throws Exception {
+        LockCoordinator node = node("cut-off", scripted, SHORT_LEASE);
+        scripted.failRenewals(true);
+        LockSession session = node.acquire("job");
+        assertTrue(session.isHeld());
+        Thread.sleep(SHORT_LEASE.toMillis() + 300);
+        assertFalse(session.isHeld(), "no confirmation for a whole lease: the store may have given it away");
+        assertTrue(lostEventFor(session.fencingToken()), "LEASE_LOST fired: " + events);
+        assertTrue(scripted.renewCalls.get() >= 2, "renewals were attempted: " + scripted.renewCalls.get());
+        assertThrows(LockLostException.class, session::close);
+        // The version-checked release on close still freed it: nobody else had moved it.
+        assertEquals(Optional.empty(), realStore.inspect("job"));
+    }
+
+    @Test
+    void anAcquisitionWhoseAnswerWasLostIsCleanedUp() throws Exception {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+        LockCoordinator other = node("b", realStore, Duration.ofSeconds(30));
+        scripted.loseNextAcquireAnswer();
+        assertThrows(LockStoreException.class, () -> node.acquire("job"));
+        assertEquals(Optional.empty(), realStore.inspect("job"), "the orphaned write was undone");
+        try (LockSession session = onOtherThread(() -> other.acquire("job", Duration.ZERO))) {
+            assertEquals(2, session.fencingToken());
+        }
+    }
+
+    @Test
+    void anInterruptedWaiterStopsHoldsNothingAndKeepsItsFlag() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        LockSession held = node.acquire("job");
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<Boolean> flagKept = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                node.acquire("job", Duration.ofSeconds(30));
+            } catch (Throwable failure) {
+                thrown.set(failure);
+                flagKept.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        waiter.start();
+        Thread.sleep(300);
+        waiter.interrupt();
+        waiter.join(10_000);
+        assertFalse(waiter.isAlive());
+        LockInterruptedException interrupted = assertInstanceOf(LockInterruptedException.class, thrown.get());
+        assertTrue(interrupted.getMessage().contains("\"job\""), interrupted.getMessage());
+        assertTrue(flagKept.get(), "interrupt flag kept");
+        assertEquals(held.fencingToken(), realStore.inspect("job").orElseThrow().fencingToken());
+        held.close();
+        assertEquals(Optional.empty(), realStore.inspect("job"), "the interrupted waiter holds nothing");
+    }
+
+    @Test
+    void aSessionMayBeClosedFromAnotherThread() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        LockSession session = node.acquire("job");
+        onOtherThread(() -> {
+            session.close();
+            return null;
+        });
+        assertFalse(session.isHeld());
+        assertEquals(Optional.empty(), realStore.inspect("job"));
+        assertEquals(List.of(LockEvent.Kind.ACQUIRED, LockEvent.Kind.RELEASED), events.stream().map(LockEvent::kind).toList());
+    }
+
+    @Test
+    void twoThreadsOfOneManagerExcludeEachOther() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        try (LockSession held = node.acquire("job")) {
+            Optional<LockSession> second = onOtherThread(() -> node.tryAcquire("job"));
+            assertEquals(Optional.empty(), second);
+            assertEquals(1, held.holdCount());
+        }
+    }
+
+    @Test
+    void closingTheManagerReleasesItsLocksAndFailsItsWaiters() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        LockSession session = node.acquire("job");
+        node.acquire("job"); // a second hold, never closed by the application
+        CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                node.acquire("job", Duration.ofSeconds(30));
+                return null;
+            } catch (LockException expected) {
+                return expected;
+            }
+        });
+        Thread.sleep(200);
+        node.close();
+        assertEquals(Optional.empty(), realStore.inspect("job"));
+        assertFalse(session.isHeld());
+        Throwable failure = waiter.get(10, TimeUnit.SECONDS);
+        assertTrue(failure != null && failure.getMessage().contains("closed"), String.valueOf(failure));
+        session.close(); // nothing left to release, nothing thrown
+        assertThrows(LockException.class, () -> node.acquire("other"));
+    }
+
+    @Test
+    void perCallLeaseTimesAreStoredAndRenewed() throws Exception {
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        try (LockSession session = node.acquire("job", LockOptions.defaults().leaseTime(Duration.ofMillis(300)))) {
+            Thread.sleep(1_000); // more than three short leases
+            assertTrue(session.isHeld());
+            assertEquals(session.fencingToken(), realStore.inspect("job").orElseThrow().fencingToken());
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.github.mongolock.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.mongolock.LockInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link LockStore} must do, one atomic call at a time. A store implementation extends
+ * this class and supplies a fresh, empty store per test.
+ */
+public abstract class LockStoreContract {
+
+    static final Duration LEASE = Duration.ofSeconds(30);
+    static final Duration SHORT_LEASE = Duration.ofMillis(150);
+
+    protected LockStore store;
+
+    /** An empty store no other test touches. */
+    protected abstract LockStore newStore();
+
+    @BeforeEach
+    void freshStore() {
+        store = newStore();
+    }
+
+    AcquireAttempt.Granted grant(String name, String owner, Duration lease) {
+        return assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire(name, owner, lease));
+    }
+
+    static void pastLease(Duration lease) throws InterruptedException {
+        Thread.sleep(lease.toMillis() + 100);
+    }
+
+    @Test
+    void locksANewName() {
+        AcquireAttempt.Granted granted = grant("job", "a", LEASE);
+        assertEquals(1, granted.fencingToken());
+        assertEquals(1, granted.version());
+        LockInfo info = store.inspect("job").orElseThrow();
+        assertEquals("a", info.owner());
+        assertEquals(1, info.holdCount());
+        assertEquals(1, info.fencingToken());
+        assertTrue(info.expiresAt().isAfter(Instant.now().plusSeconds(20)), "lease ends ~30s ahead: " + info);
+    }
+
+    @Test
+    void refusesASecondOwnerAndSaysWhoHoldsIt() {
+        grant("job", "a", LEASE);
+        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE));
+        assertEquals("a", busy.holder().orElseThrow());
+        Duration remaining = busy.remainingLease().orElseThrow();
+        assertTrue(remaining.compareTo(Duration.ZERO) > 0 && remaining.compareTo(LEASE) <= 0, remaining.toString());
+        assertEquals("a", store.inspect("job").orElseThrow().owner());
+    }
+
+    @Test
+    void keepsNamesIndependent() {
+        grant("job-1", "a", LEASE);
+        grant("job-2", "b", LEASE);
+        assertEquals("a", store.inspect("job-1").orElseThrow().owner());
+        assertEquals("b", store.inspect("job-2").orElseThrow().owner());
+    }
+
+    @Test
+    void locksAgainAfterReleaseWithTheNextToken() {
+        AcquireAttempt.Granted first = grant("job", "a", LEASE);
+        assertTrue(store.release("job", "a", first.version(), 0));
+        assertTrue(store.inspect("job").isEmpty());
+        AcquireAttempt.Granted second = grant("job", "b", LEASE);
+        assertEquals(first.fencingToken() + 1, second.fencingToken());
+        assertEquals(first.version() + 2, second.version());
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverWithALargerToken() throws InterruptedException {
+        AcquireAttempt.Granted crashed = grant("job", "a", SHORT_LEASE);
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE));
+        pastLease(SHORT_LEASE);
+        assertTrue(store.inspect("job").isEmpty(), "an expired lock is not reported as held");
+        AcquireAttempt.Granted next = grant("job", "b", LEASE);
+        assertTrue(next.fencingToken() > crashed.fencingToken());
+        assertEquals("b", store.inspect("job").orElseThrow().owner());
+    }
+
+    @Test
+    void reentryIsACompareAndSetOnTheVersion() {
+        AcquireAttempt.Granted granted = grant("job", "a", LEASE);
+        assertTrue(store.reenter("job", "a", granted.version()));
+        assertFalse(store.reenter("job", "a", granted.version()), "a stale version must not match");
+        assertFalse(store.reenter("job", "b", granted.version() + 1), "another owner must not match");
+        LockInfo info = store.inspect("job").orElseThrow();
+        assertEquals(2, info.holdCount());
+        assertEquals(granted.fencingToken(), info.fencingToken(), "re-entry keeps the token");
+        assertTrue(store.release("job", "a", granted.version() + 1, 1));
+        assertEquals(1, store.inspect("job").orElseThrow().holdCount());
+        assertTrue(store.release("job", "a", granted.version() + 2, 0));
+        assertTrue(store.inspect("job").isEmpty());
+    }
+
+    @Test
+    void onlyTheOwnerReleases() {
+        AcquireAttempt.Granted granted = grant("job", "a", LEASE);
+        assertFalse(store.release("job", "intruder", granted.version(), 0));
+        assertFalse(store.release("job", "a", granted.version() + 7, 0), "a wrong version must not match");
+        assertEquals("a", store.inspect("job").orElseThrow().owner());
+    }
+
+    @Test
+    void aReleaseAfterTakeoverFreesNothing() throws InterruptedException {
+        AcquireAttempt.Granted late = grant("job", "a", SHORT_LEASE);
+        pastLease(SHORT_LEASE);
+        AcquireAttempt.Granted next = grant("job", "b", LEASE);
+        assertFalse(store.release("job", "a", late.version(), 0));
+        assertFalse(store.reenter("job", "a", late.version()));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))));
+        store.abandon("job", "a");
+        LockInfo info = store.inspect("job").orElseThrow();
+        assertEquals("b", info.owner());
+        assertEquals(next.fencingToken(), info.fencingToken());
+        assertEquals(1, info.holdCount());
+    }
+
+    @Test
+    void tokensGrowOnEveryFreshAcquisition() throws InterruptedException {
+        long previous = 0;
+        for (int round = 0; round < 5; round++) {
+            String owner = "owner-" + round;
+            AcquireAttempt.Granted granted = grant("job", owner, round == 2 ? SHORT_LEASE : LEASE);
+            assertTrue(granted.fencingToken() > previous, "token " + granted.fencingToken() + " after " + previous);
+            previous = granted.fencingToken();
+            if (round == 2) {
+                pastLease(SHORT_LEASE); // the next one takes over instead of finding it released
+            } else {
+                assertTrue(store.release("job", owner, granted.version(), 0));
+            }
+        }
+    }
+
+    @Test
+    void renewalKeepsALeaseAliveAndConfirmsOnlyOwnClaims() throws InterruptedException {
+        AcquireAttempt.Granted mine = grant("mine", "a", Duration.ofMillis(600));
+        grant("theirs", "b", LEASE);
+        for (int i = 0; i < 4; i++) {
+            Thread.sleep(250);
+            Set<String> confirmed = store.renew(List.of(
+                    new LeaseClaim("mine", "a", mine.leaseId()),
+                    new LeaseClaim("theirs", "a", "some-other-lease"),
+                    new LeaseClaim("never-created", "a", "no-lease")));
+            assertEquals(Set.of("mine"), confirmed);
+        }
+        assertEquals("a", store.inspect("mine").orElseThrow().owner(), "alive after 1 s on a 0.6 s lease");
+        assertEquals("b", store.inspect("theirs").orElseThrow().owner());
+    }
+
+    @Test
+    void renewalOfAnEarlierAcquisitionIsNotConfirmed() throws InterruptedException {
+        AcquireAttempt.Granted first = grant("job", "a", SHORT_LEASE);
+        pastLease(SHORT_LEASE);
+        AcquireAttempt.Granted again = grant("job", "a", LEASE); // same owner, a new acquisition
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()),
+                new LeaseClaim("other", "a", again.leaseId()))), "a lease id only ever matches its own lock");
+        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))));
+    }
+
+    @Test
+    void abandonFreesOnlyTheGivenOwnersLock() {
+        grant("job", "a", LEASE);
+        store.abandon("job", "b");
+        assertEquals("a", store.inspect("job").orElseThrow().owner());
+        store.abandon("job", "a");
+        assertTrue(store.inspect("job").isEmpty());
+        assertEquals(2, grant("job", "b", LEASE).fencingToken(), "the token survives an abandon");
+    }
+
+    @Test
+    void namesAreValuesNeverOperators() {
+        List<String> tricky = List.of("$gt", "{\"$ne\": null}", "a.b.c", "$where", "ünïcødé-ロック", "owner");
+        for (String name : tricky) {
+            grant(name, "a", LEASE);
+        }
+        for (String name : tricky) {
+            assertEquals("a", store.inspect(name).orElseThrow().owner(), name);
+            assertEquals(1, store.inspect(name).orElseThrow().fencingToken(), name);
+        }
+        assertTrue(store.inspect("other").isEmpty());
+    }
+}
