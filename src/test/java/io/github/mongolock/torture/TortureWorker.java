@@ -27,6 +27,7 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.mongo.MongoReleaseFeed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,10 +105,13 @@ public final class TortureWorker {
             long offset = settings.clockOffsetNanos();
             MonotonicClock skewed = () -> System.nanoTime() + offset;
             lockClient = MongoClients.create(clientSettings(settings.uri(), storeTimeout));
-            LockCoordinator coordinator = new LockCoordinator(
-                    new MongoLockStore(lockClient.getDatabase(settings.database()).getCollection(WorkerSettings.LOCKS_COLLECTION)),
-                    settings.process() + ":" + UUID.randomUUID().toString().substring(0, 8),
-                    Duration.ofMillis(settings.leaseMs()), Duration.ofMillis(settings.waitMs()), skewed, List.of(listener));
+            MongoLockStore store = new MongoLockStore(
+                    lockClient.getDatabase(settings.database()).getCollection(WorkerSettings.LOCKS_COLLECTION));
+            String ownerPrefix = settings.process() + ":" + UUID.randomUUID().toString().substring(0, 8);
+            // Wired as MongoLockManager.Builder wires it, push wake-up included, but with the skewed clock.
+            LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, Duration.ofMillis(settings.leaseMs()),
+                    Duration.ofMillis(settings.waitMs()), skewed, List.of(listener),
+                    new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix));
             manager = coordinator;
             owner = coordinator::currentOwner;
             managerCloser = coordinator;
