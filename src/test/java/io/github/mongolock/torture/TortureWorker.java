@@ -75,7 +75,7 @@ public final class TortureWorker {
         this.currentOwner = currentOwner;
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws InterruptedException {
         WorkerSettings settings = WorkerSettings.parse(args);
         exitAfterDeadline(settings);
         HistoryWriter history = new HistoryWriter(settings.history());
@@ -88,7 +88,7 @@ public final class TortureWorker {
         };
         Duration storeTimeout = Duration.ofMillis(settings.storeTimeoutMs());
         MongoClient counterClient = MongoClients.create(clientSettings(settings.uri(), storeTimeout));
-        AutoCloseable managerCloser;
+        Runnable managerCloser;
         LockManager manager;
         Supplier<String> owner;
         MongoClient lockClient = null;
@@ -99,7 +99,7 @@ public final class TortureWorker {
                     .instanceId(settings.process()).listener(listener).build();
             manager = built;
             owner = built::currentOwner;
-            managerCloser = built;
+            managerCloser = built::close;
         } else {
             // The skew scenario: the lock manager's only client clock runs far ahead of (or behind) the machine's.
             long offset = settings.clockOffsetNanos();
@@ -114,7 +114,7 @@ public final class TortureWorker {
                     new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix));
             manager = coordinator;
             owner = coordinator::currentOwner;
-            managerCloser = coordinator;
+            managerCloser = coordinator::close;
         }
         TortureWorker worker = new TortureWorker(settings, history,
                 counterClient.getDatabase(settings.database()).getCollection(WorkerSettings.COUNTERS_COLLECTION),
@@ -123,7 +123,7 @@ public final class TortureWorker {
             worker.run();
         } finally {
             try {
-                managerCloser.close();
+                managerCloser.run();
             } catch (RuntimeException failed) {
                 System.err.println("closing the lock manager failed: " + failed);
             }
