@@ -38,9 +38,9 @@ final class SummaryTable {
                     .append(" | ").append(r.maxStoreFailureNanos() < 0 ? "-" : millis(r.maxStoreFailureNanos()))
                     .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
         }
-        table.append("\nTotal critical sections: ").append(sections).append(". Max recovery: kill/pause from SIGSTOP,"
-                + " outage from MongoDB's return, to the next section on the lock; for cut/skew (no single fault"
-                + " instant) the longest time a lock stayed unused (idle gap).\n");
+        table.append("\nTotal critical sections: ").append(sections).append(". Max recovery: from a kill's or pause's"
+                + " SIGSTOP, or from MongoDB's return after an outage, until the lock was granted again; for cut/skew"
+                + " (no single fault instant) the longest time a lock stayed unused (idle gap).\n");
         for (ScenarioResult result : results) {
             if (!result.report().problems().isEmpty() || result.hungWorkers() > 0) {
                 table.append("\n").append(result.scenario().title()).append(": ").append(result.hungWorkers())
