@@ -24,8 +24,8 @@ record FaultEvent(Kind kind, String process, String lock, long token, long at, l
         return recoveredAt != UNRECOVERED;
     }
 
-    /** From the SIGSTOP of a kill or pause, or from MongoDB's return after an outage, to the next grant. */
-    long recoveryNanos() {
-        return recoveredAt - (kind == Kind.OUTAGE ? until : at);
+    /** Where recovery is counted from: the SIGSTOP of a kill or pause, or MongoDB's return after an outage. */
+    long recoveryFrom() {
+        return kind == Kind.OUTAGE ? until : at;
     }
 }

@@ -91,9 +91,8 @@ final class HistoryChecker {
             } else {
                 // Two observers of the same grant, each late in its own way: the harness's poll (queued
                 // behind a busy MongoDB) and the next section's recorded start. The earlier bounds it.
-                long from = fault.recoveredAt() - fault.recoveryNanos();
                 long seen = next.map(section -> Math.min(section.start(), fault.recoveredAt())).orElse(fault.recoveredAt());
-                maxRecovery = Math.max(maxRecovery, seen - from);
+                maxRecovery = Math.max(maxRecovery, seen - fault.recoveryFrom());
             }
             if (fault.kind() == FaultEvent.Kind.PAUSE) {
                 pauseViolations += checkPause(fault, byLock.getOrDefault(fault.lock(), List.of()), pausedSections,
