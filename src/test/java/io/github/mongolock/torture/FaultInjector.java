@@ -1,0 +1,199 @@
+package io.github.mongolock.torture;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.in;
+
+import com.mongodb.client.MongoCollection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+
+/**
+ * Injects the faults of the torture test and records each as a {@link FaultEvent}. Victims are
+ * chosen among current lock holders as the lock collection shows them (read directly, not through
+ * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder.
+ */
+final class FaultInjector {
+
+    /** A holder confirmed while its process is stopped. */
+    private record Victim(WorkerProcess process, String lock, long token, long stoppedAt, long signalled) {
+    }
+
+    private final MongoCollection<Document> locks;
+    private final WorkerFleet fleet;
+    private final TcpProxy proxy;
+    private final Random random;
+    private static final Duration POLL = Duration.ofMillis(5);
+
+    private final List<String> lockNames;
+    private final Duration recoveryTimeout;
+    private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private int networkFaults;
+
+    /**
+     * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
+     *                        before calling the fault unrecovered
+     */
+    FaultInjector(MongoCollection<Document> locks, List<String> lockNames, WorkerFleet fleet, TcpProxy proxy,
+                  Duration recoveryTimeout, long seed) {
+        this.locks = locks;
+        this.lockNames = List.copyOf(lockNames);
+        this.recoveryTimeout = recoveryTimeout;
+        this.fleet = fleet;
+        this.proxy = proxy;
+        this.random = new Random(seed);
+    }
+
+    List<FaultEvent> events() {
+        return List.copyOf(events);
+    }
+
+    /** Connections reset or stalled by {@link #cutConnections}. */
+    int networkFaults() {
+        return networkFaults;
+    }
+
+    /**
+     * {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding),
+     * then a replacement; returns once another process was granted the lock (or the recovery timeout passed).
+     */
+    boolean killHolder() {
+        Optional<Victim> victim = stopHolder();
+        if (victim.isEmpty()) {
+            return false;
+        }
+        Victim v = victim.get();
+        v.process().kill();
+        fleet.replace(v.process());
+        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()),
+                v.stoppedAt() + recoveryTimeout.toNanos());
+        events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
+                v.signalled(), v.process().deathNanos(), recoveredAt));
+        return true;
+    }
+
+    /** SIGSTOP of a holder for {@code pause}, watching for another process to be granted its lock meanwhile, then SIGCONT. */
+    boolean pauseHolder(Duration pause) {
+        Optional<Victim> victim = stopHolder();
+        if (victim.isEmpty()) {
+            return false;
+        }
+        Victim v = victim.get();
+        long resumeAt = v.stoppedAt() + pause.toNanos();
+        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), resumeAt);
+        sleepUntil(resumeAt);
+        v.process().resume();
+        events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
+                v.signalled(), System.nanoTime(), recoveredAt));
+        return true;
+    }
+
+    /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}; returns once a lock is granted again. */
+    void outage(Duration length) {
+        long at = System.nanoTime();
+        proxy.refuse(true);
+        Map<String, Long> tokens;
+        long until;
+        try {
+            sleepUntil(at + length.toNanos());
+            tokens = tokens();
+        } finally {
+            proxy.refuse(false);
+            until = System.nanoTime();
+        }
+        long recoveredAt = awaitGrant(lockNames, tokens, until + recoveryTimeout.toNanos());
+        events.add(new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, at, at, until, recoveredAt));
+    }
+
+    /**
+     * Until {@code untilNanos}: every 50-300 ms resets a random connection or stalls one for
+     * 50 ms up to {@code maxStall}.
+     */
+    void cutConnections(long untilNanos, Duration maxStall) {
+        while (untilNanos - System.nanoTime() > 0) {
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(250)));
+            boolean hit = random.nextBoolean() ? proxy.cutRandom(random)
+                    : proxy.stallRandom(random, Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis())));
+            if (hit) {
+                networkFaults++;
+            }
+        }
+    }
+
+    /**
+     * Polls the lock documents until one of {@code names} shows a token above {@code tokens}' (a fresh
+     * grant; the grantee may have released again between two polls) or the deadline passes.
+     *
+     * @return when the grant was first seen, or {@link FaultEvent#UNRECOVERED}
+     */
+    private long awaitGrant(List<String> names, Map<String, Long> tokens, long deadline) {
+        while (deadline - System.nanoTime() > 0) {
+            for (Document lock : locks.find(in("_id", names))) {
+                if (token(lock) > tokens.getOrDefault(lock.getString("_id"), 0L)) {
+                    return System.nanoTime();
+                }
+            }
+            sleepUntil(System.nanoTime() + POLL.toNanos());
+        }
+        return FaultEvent.UNRECOVERED;
+    }
+
+    private Map<String, Long> tokens() {
+        Map<String, Long> tokens = new HashMap<>();
+        for (Document lock : locks.find(in("_id", lockNames))) {
+            tokens.put(lock.getString("_id"), token(lock));
+        }
+        return tokens;
+    }
+
+    private Optional<Victim> stopHolder() {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            List<Document> held = locks.find(gt("holds", 0)).into(new ArrayList<>());
+            if (!held.isEmpty()) {
+                Document lock = held.get(random.nextInt(held.size()));
+                String owner = lock.getString("owner");
+                Optional<WorkerProcess> process = owner == null ? Optional.empty() : fleet.owning(owner);
+                if (process.isPresent()) {
+                    long stoppedAt = System.nanoTime();
+                    process.get().stop();
+                    long signalled = System.nanoTime();
+                    // Let requests already on the wire land before judging whether it still holds.
+                    sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+                    Document now = locks.find(eq("_id", lock.getString("_id"))).first();
+                    if (now != null && owner.equals(now.getString("owner")) && now.getInteger("holds", 0) > 0
+                            && token(now) == token(lock)) {
+                        return Optional.of(new Victim(process.get(), lock.getString("_id"), token(now), stoppedAt,
+                                signalled));
+                    }
+                    process.get().resume();
+                }
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10 + random.nextInt(20)));
+        }
+        return Optional.empty();
+    }
+
+    private static long token(Document lock) {
+        return ((Number) lock.get("token")).longValue();
+    }
+
+    static void sleepUntil(long nanos) {
+        long left;
+        while ((left = nanos - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("fault injection interrupted", interrupted);
+            }
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.github.mongolock.torture;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Checks a run's history against what the lock promises; a pure function of the records.
+ *
+ * <p><b>Protected section</b>: one whose worker still saw {@code isHeld()} true right after its end
+ * (a true answer means the lease was confirmed by the database less than a lease time earlier, so
+ * nobody else could have been granted the lock by then), or one whose process was killed inside it
+ * (its lease outlives it). A section whose worker learned it had lost the lease is not protected
+ * past that point: the lock cannot stop a process that was frozen from running on, it can only tell
+ * it, and the fenced counter is what keeps its late writes out.
+ *
+ * <ul>
+ * <li><b>Overlap</b>: a section with a larger token of the same lock starts before a protected
+ * section ends.</li>
+ * <li><b>Token order</b>: protected sections of a lock, in start order, must carry strictly
+ * increasing tokens, and no token may be handed out twice.</li>
+ * <li><b>Lost updates</b>: from the counter documents (see {@link CounterState}).</li>
+ * <li><b>Pauses</b>: when a later holder took over during a pause, the paused section must show all
+ * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
+ * heard, close threw LockLostException) and the next holder must have released its lock normally.
+ * With {@code networkFaults}, a close() that could not reach MongoDB (LockStoreException) also
+ * counts as told, and the next holder is not checked (its own release may meet a cut connection).</li>
+ * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the earlier
+ * of two sightings of the next grant: the harness's poll of the lock document (see
+ * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
+ * lock in another process; after an outage, of any lock). After a kill or a pause another process
+ * must have run a section of that lock.</li>
+ * </ul>
+ */
+final class HistoryChecker {
+
+    private static final int MAX_PROBLEMS = 20;
+
+    private HistoryChecker() {
+    }
+
+    static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
+                             List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults) {
+        List<String> problems = new ArrayList<>();
+        Map<String, List<SectionRecord>> byLock = sections.stream()
+                .collect(Collectors.groupingBy(SectionRecord::lock, TreeMap::new, Collectors.toList()));
+        int overlaps = 0;
+        int tokenOrder = 0;
+        long maxIdleGap = -1;
+        for (List<SectionRecord> ofLock : byLock.values()) {
+            overlaps += overlaps(ofLock, problems);
+            tokenOrder += tokenOrderViolations(ofLock, problems);
+            maxIdleGap = Math.max(maxIdleGap, maxIdleGap(ofLock));
+        }
+        long lostUpdates = 0;
+        long unfencedLost = 0;
+        for (CounterState counter : counters) {
+            lostUpdates += counter.lostUpdates();
+            unfencedLost += counter.unfencedLostUpdates();
+            if (counter.lostUpdates() != 0) {
+                note(problems, "counter of " + counter.lock() + ": " + counter.writes() + " fenced writes but value "
+                        + counter.value());
+            }
+        }
+        if (locksHeldAtEnd > 0) {
+            note(problems, locksHeldAtEnd + " lock(s) still held after the run");
+        }
+        int pauseViolations = 0;
+        long maxRecovery = -1;
+        int unrecovered = 0;
+        Set<String> pausedSections = new HashSet<>();
+        for (FaultEvent fault : faults) {
+            if (fault.kind() == FaultEvent.Kind.PAUSE) {
+                pausedSections.add(fault.lock() + "#" + fault.token());
+            }
+        }
+        for (FaultEvent fault : faults) {
+            Optional<SectionRecord> next = nextAfter(fault, sections);
+            if (!fault.recovered()) {
+                unrecovered++;
+                note(problems, fault + ": the lock was not granted again");
+            } else if (fault.kind() != FaultEvent.Kind.OUTAGE && next.isEmpty()) {
+                unrecovered++;
+                note(problems, fault + ": no other process ran a section of the lock afterwards");
+            } else {
+                // Two observers of the same grant, each late in its own way: the harness's poll (queued
+                // behind a busy MongoDB) and the next section's recorded start. The earlier bounds it.
+                long seen = next.map(section -> Math.min(section.start(), fault.recoveredAt())).orElse(fault.recoveredAt());
+                maxRecovery = Math.max(maxRecovery, seen - fault.recoveryFrom());
+            }
+            if (fault.kind() == FaultEvent.Kind.PAUSE) {
+                pauseViolations += checkPause(fault, byLock.getOrDefault(fault.lock(), List.of()), pausedSections,
+                        networkFaults, problems);
+            }
+        }
+        int storeFailures = 0;
+        long maxStoreFailure = -1;
+        for (AcquireFailure failure : failures) {
+            if (failure.kind().equals("STORE")) {
+                storeFailures++;
+                if (duringOutage(failure.askedAt(), faults)) {
+                    maxStoreFailure = Math.max(maxStoreFailure, failure.durationNanos());
+                }
+            }
+        }
+        int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
+        int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
+        return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
+                locksHeldAtEnd, pauseViolations, maxRecovery, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
+                List.copyOf(problems));
+    }
+
+    private static boolean duringOutage(long nanos, List<FaultEvent> faults) {
+        return faults.stream().anyMatch(f -> f.kind() == FaultEvent.Kind.OUTAGE && nanos >= f.at() && nanos < f.until());
+    }
+
+    /** Counts protected sections into which a later-token section started; O(n log n). */
+    private static int overlaps(List<SectionRecord> ofLock, List<String> problems) {
+        List<SectionRecord> byToken = new ArrayList<>(ofLock);
+        byToken.sort(Comparator.comparingLong(SectionRecord::token));
+        int n = byToken.size();
+        // laterStart[i]: the section with the earliest start among those after i in token order.
+        int[] earliestAfter = new int[n + 1];
+        earliestAfter[n] = -1;
+        for (int i = n - 1; i >= 0; i--) {
+            int after = earliestAfter[i + 1];
+            earliestAfter[i] = i + 1 < n && (after < 0 || byToken.get(i + 1).start() < byToken.get(after).start())
+                    ? i + 1 : after;
+        }
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            SectionRecord section = byToken.get(i);
+            int j = earliestAfter[i];
+            if (section.protectedToEnd() && j >= 0 && byToken.get(j).token() > section.token()
+                    && byToken.get(j).start() < section.end()) {
+                count++;
+                note(problems, "overlap on " + section.lock() + ": " + describe(section) + " and " + describe(byToken.get(j)));
+            }
+        }
+        return count;
+    }
+
+    private static int tokenOrderViolations(List<SectionRecord> ofLock, List<String> problems) {
+        int count = 0;
+        Set<Long> seen = new HashSet<>();
+        for (SectionRecord section : ofLock) {
+            if (!seen.add(section.token())) {
+                count++;
+                note(problems, "token " + section.token() + " of " + section.lock() + " handed out twice");
+            }
+        }
+        List<SectionRecord> protectedByStart = ofLock.stream().filter(SectionRecord::protectedToEnd)
+                .sorted(Comparator.comparingLong(SectionRecord::start)).toList();
+        for (int i = 1; i < protectedByStart.size(); i++) {
+            // Equal tokens were counted above as handed out twice.
+            if (protectedByStart.get(i).token() < protectedByStart.get(i - 1).token()) {
+                count++;
+                note(problems, "token order on " + protectedByStart.get(i).lock() + ": "
+                        + describe(protectedByStart.get(i - 1)) + " then " + describe(protectedByStart.get(i)));
+            }
+        }
+        return count;
+    }
+
+    private static long maxIdleGap(List<SectionRecord> ofLock) {
+        List<SectionRecord> byStart = ofLock.stream().sorted(Comparator.comparingLong(SectionRecord::start)).toList();
+        long maxGap = -1;
+        long busyUntil = Long.MIN_VALUE;
+        for (SectionRecord section : byStart) {
+            if (busyUntil != Long.MIN_VALUE) {
+                maxGap = Math.max(maxGap, section.start() - busyUntil);
+            }
+            busyUntil = busyUntil == Long.MIN_VALUE ? section.end() : Math.max(busyUntil, section.end());
+        }
+        return maxGap;
+    }
+
+    /** The first section after the fault: of the victim's lock in another process, or of any lock after an outage. */
+    private static Optional<SectionRecord> nextAfter(FaultEvent fault, List<SectionRecord> sections) {
+        return sections.stream()
+                .filter(s -> fault.kind() == FaultEvent.Kind.OUTAGE ? s.start() > fault.until()
+                        : s.lock().equals(fault.lock()) && !s.process().equals(fault.process()) && s.start() > fault.at())
+                .min(Comparator.comparingLong(SectionRecord::start));
+    }
+
+    private static int checkPause(FaultEvent pause, List<SectionRecord> ofLock, Set<String> pausedSections,
+                                  boolean networkFaults, List<String> problems) {
+        Optional<SectionRecord> paused = ofLock.stream().filter(s -> s.token() == pause.token()).findFirst();
+        if (paused.isEmpty()) {
+            note(problems, pause + ": the paused section is not in the history");
+            return 1;
+        }
+        Optional<SectionRecord> successor = ofLock.stream().filter(s -> s.token() > pause.token())
+                .min(Comparator.comparingLong(SectionRecord::token));
+        boolean takenOver = successor.isPresent() && successor.get().start() < pause.until();
+        if (!takenOver) {
+            return 0; // nobody wanted the lock meanwhile: the paused holder may legitimately still have it
+        }
+        SectionRecord section = paused.get();
+        int count = 0;
+        // A pause that caught the holder inside close() finds its work over and isHeld() true at its end.
+        boolean workedThroughPause = section.end() > pause.signalled();
+        // With the network failing too, close() may not reach MongoDB and report LockStoreException instead.
+        boolean closeTold = section.close() == SectionRecord.CloseOutcome.LOST
+                || (networkFaults && section.close() == SectionRecord.CloseOutcome.STORE);
+        if (section.open() || (workedThroughPause && section.heldAtEnd()) || !section.listenerLost() || !closeTold) {
+            count++;
+            note(problems, "paused holder not told of its loss: " + describe(section));
+        }
+        SectionRecord next = successor.get();
+        if (!networkFaults && !pausedSections.contains(next.lock() + "#" + next.token())
+                && (next.close() != SectionRecord.CloseOutcome.OK || !next.heldAtEnd())) {
+            count++;
+            note(problems, "the holder after a pause did not keep its lock: " + describe(next));
+        }
+        return count;
+    }
+
+    private static String describe(SectionRecord section) {
+        return section.process() + "/token " + section.token() + " [" + section.start() + ", "
+                + (section.open() ? "killed at " : "") + section.end() + "] write=" + section.write()
+                + " heldAtEnd=" + section.heldAtEnd() + " close=" + section.close() + " listener=" + section.listenerLost();
+    }
+
+    private static void note(List<String> problems, String problem) {
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(problem);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.github.mongolock.torture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.mongolock.torture.SectionRecord.CloseOutcome;
+import io.github.mongolock.torture.SectionRecord.WriteOutcome;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker must find what it is meant to find: each rule is shown a history that breaks it. */
+class HistoryCheckerTest {
+
+    private static final List<CounterState> EXACT = List.of(new CounterState("a", 3, 3, 3, 3, 3));
+
+    private static SectionRecord clean(String process, long token, long start, long end) {
+        return new SectionRecord(process, "a", token, process + ":n:1", start, end, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.OK, false);
+    }
+
+    private static SectionRecord lost(String process, long token, long start, long end) {
+        return new SectionRecord(process, "a", token, process + ":n:1", start, end, false, WriteOutcome.SKIPPED,
+                WriteOutcome.SKIPPED, false, CloseOutcome.LOST, true);
+    }
+
+    private static SectionRecord killed(String process, long token, long start, long death) {
+        return clean(process, token, start, 0).endedByDeath(death);
+    }
+
+    private static CheckReport check(List<SectionRecord> sections, List<FaultEvent> faults) {
+        return HistoryChecker.check(sections, List.of(), faults, EXACT, 0, false);
+    }
+
+    @Test
+    void sequentialSectionsAreClean() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 2, 11, 20), clean("p", 3, 25, 30)), List.of());
+        assertEquals(0, report.overlaps());
+        assertEquals(0, report.tokenOrderViolations());
+        assertEquals(0, report.lostUpdates());
+        assertEquals(5, report.maxIdleGapNanos());
+    }
+
+    @Test
+    void aLaterTokenStartingInsideAProtectedSectionIsAnOverlap() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 2, 5, 20)), List.of());
+        assertEquals(1, report.overlaps());
+    }
+
+    @Test
+    void aSectionThatStartedFirstWithTheLargerTokenIsAnOverlapAndAnOrderViolation() {
+        CheckReport report = check(List.of(clean("p", 2, 0, 10), clean("q", 1, 5, 20)), List.of());
+        assertEquals(1, report.overlaps());
+        assertEquals(1, report.tokenOrderViolations());
+    }
+
+    @Test
+    void aHolderToldOfItsLossIsNotProtectedPastIt() {
+        CheckReport report = check(List.of(lost("p", 1, 0, 3000), clean("q", 2, 1600, 1700)), List.of());
+        assertEquals(0, report.overlaps());
+        assertEquals(1, report.toldLost());
+    }
+
+    @Test
+    void aKilledHolderIsProtectedUntilItsDeath() {
+        assertEquals(1, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 50, 60)), List.of()).overlaps());
+        assertEquals(0, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 1600, 1700)), List.of()).overlaps());
+    }
+
+    @Test
+    void aTokenHandedOutTwiceIsAViolation() {
+        CheckReport report = check(List.of(clean("p", 1, 0, 10), clean("q", 1, 20, 30)), List.of());
+        assertEquals(1, report.tokenOrderViolations());
+    }
+
+    @Test
+    void aCounterBehindItsWriteCountHasLostUpdates() {
+        CheckReport report = HistoryChecker.check(List.of(clean("p", 1, 0, 10)), List.of(), List.of(),
+                List.of(new CounterState("a", 4, 5, 3, 4, 1)), 0, false);
+        assertEquals(1, report.lostUpdates());
+        assertEquals(1, report.unfencedLostUpdates());
+    }
+
+    @Test
+    void recoveryRunsFromTheStopToTheNextGrantAndAnotherProcessMustRunTheLockAgain() {
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, 1590);
+        CheckReport report = check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(kill));
+        assertEquals(1490, report.maxRecoveryNanos());
+        // The poll saw the grant late (MongoDB busy) but the next section's start shows it earlier.
+        FaultEvent seenLate = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, 2500);
+        assertEquals(1500, check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(seenLate))
+                .maxRecoveryNanos());
+        assertEquals(0, report.unrecovered());
+        // Granted again (to a process that then died before recording its section), but no section followed.
+        assertEquals(1, check(List.of(killed("p", 1, 0, 150)), List.of(kill)).unrecovered());
+        FaultEvent never = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, FaultEvent.UNRECOVERED);
+        assertEquals(1, check(List.of(killed("p", 1, 0, 150), clean("q", 2, 1600, 1700)), List.of(never)).unrecovered());
+    }
+
+    @Test
+    void aPausedHolderMustBeToldAndTheNextHolderUndisturbed() {
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
+        assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .pauseViolations());
+        // Not told: isHeld() still true after the pause and close() succeeded.
+        assertEquals(1, check(List.of(clean("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .pauseViolations());
+        // Told, but the next holder's lock was released or moved by someone else.
+        SectionRecord disturbed = new SectionRecord("q", "a", 2, "q:n:1", 1600, 1700, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
+        assertEquals(1, check(List.of(lost("p", 1, 0, 3200), disturbed), List.of(pause)).pauseViolations());
+        // The SIGSTOP caught it inside close(), its work over: isHeld() was rightly true at its end.
+        SectionRecord caughtInClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 102, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
+        assertEquals(0, check(List.of(caughtInClose, clean("q", 2, 1600, 1700)), List.of(pause)).pauseViolations());
+        // close() could not reach MongoDB: acceptable only where the scenario cuts the network.
+        SectionRecord unreachable = new SectionRecord("p", "a", 1, "p:n:1", 0, 3200, false, WriteOutcome.SKIPPED,
+                WriteOutcome.SKIPPED, false, CloseOutcome.STORE, true);
+        List<SectionRecord> history = List.of(unreachable, clean("q", 2, 1600, 1700));
+        assertEquals(1, check(history, List.of(pause)).pauseViolations());
+        assertEquals(0, HistoryChecker.check(history, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+    }
+
+    @Test
+    void failuresCountTowardTheOutageOnlyWhenTheyBeganDuringIt() {
+        FaultEvent outage = new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, 1000, 1000, 4000, 4090);
+        List<AcquireFailure> failures = List.of(new AcquireFailure("p", "a", "STORE", 500, 3000),
+                new AcquireFailure("p", "a", "STORE", 1500, 3500), new AcquireFailure("p", "a", "TIMEOUT", 0, 3000));
+        CheckReport report = HistoryChecker.check(List.of(clean("q", 2, 4100, 4200)), failures, List.of(outage),
+                EXACT, 0, true);
+        assertEquals(2, report.storeFailures());
+        assertEquals(2000, report.maxStoreFailureNanos());
+        assertEquals(90, report.maxRecoveryNanos());
+    }
+}

@@ -1,0 +1,80 @@
+package io.github.mongolock.torture;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads one worker process's history file (written by {@link HistoryWriter}). Lines, tab-separated:
+ * <pre>
+ * S lock token owner start                                           a section began
+ * W lock token end write plainWrite heldAtEnd                        its work is over, close() comes next
+ * E lock token owner start end write plainWrite heldAtEnd close listenerLost   it ended
+ * A lock kind askedAt failedAt                                       an acquire threw
+ * L lock token owner at                                              the listener got LEASE_LOST
+ * </pre>
+ * A start without an end belongs to a process that died inside the section: its end is the W line's
+ * time if there is one (it died in {@code close()}, which may have released the lock already), else
+ * the death time the harness recorded. A torn last line (the process died while writing it) is ignored.
+ */
+final class HistoryReader {
+
+    record ProcessHistory(List<SectionRecord> sections, List<AcquireFailure> failures, int openSections) {
+    }
+
+    private HistoryReader() {
+    }
+
+    /**
+     * @param deathNanos when the process was killed (its open sections end then), or its exit time
+     */
+    static ProcessHistory read(String process, Path file, long deathNanos) {
+        List<String> lines;
+        try {
+            lines = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot read history " + file, failed);
+        }
+        Map<String, SectionRecord> open = new LinkedHashMap<>();
+        List<SectionRecord> sections = new ArrayList<>();
+        List<AcquireFailure> failures = new ArrayList<>();
+        for (String line : lines) {
+            String[] f = line.split("\t", -1);
+            try {
+                switch (f[0]) {
+                    case "S" -> open.put(f[1] + "#" + f[2], new SectionRecord(process, f[1], Long.parseLong(f[2]), f[3],
+                            Long.parseLong(f[4]), Long.MAX_VALUE, true, SectionRecord.WriteOutcome.NONE,
+                            SectionRecord.WriteOutcome.NONE, false, SectionRecord.CloseOutcome.NONE, false));
+                    case "W" -> open.computeIfPresent(f[1] + "#" + f[2], (key, started) -> new SectionRecord(process,
+                            started.lock(), started.token(), started.owner(), started.start(), Long.parseLong(f[3]), false,
+                            SectionRecord.WriteOutcome.valueOf(f[4]), SectionRecord.WriteOutcome.valueOf(f[5]),
+                            Boolean.parseBoolean(f[6]), SectionRecord.CloseOutcome.NONE, false));
+                    case "E" -> {
+                        open.remove(f[1] + "#" + f[2]);
+                        sections.add(new SectionRecord(process, f[1], Long.parseLong(f[2]), f[3], Long.parseLong(f[4]),
+                                Long.parseLong(f[5]), false, SectionRecord.WriteOutcome.valueOf(f[6]),
+                                SectionRecord.WriteOutcome.valueOf(f[7]), Boolean.parseBoolean(f[8]),
+                                SectionRecord.CloseOutcome.valueOf(f[9]), Boolean.parseBoolean(f[10])));
+                    }
+                    case "A" -> failures.add(new AcquireFailure(process, f[1], f[2], Long.parseLong(f[3]),
+                            Long.parseLong(f[4])));
+                    default -> {
+                        // "L" lines are for people reading the file; the E line carries the same fact.
+                    }
+                }
+            } catch (RuntimeException torn) {
+                // A line cut short by kill -9: only the very last one can be.
+            }
+        }
+        for (SectionRecord section : open.values()) {
+            sections.add(section.open() ? section.endedByDeath(deathNanos) : section);
+        }
+        return new ProcessHistory(sections, failures, open.size());
+    }
+}

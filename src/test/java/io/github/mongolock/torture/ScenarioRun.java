@@ -1,0 +1,194 @@
+package io.github.mongolock.torture;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.testing.TestMongo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+
+/**
+ * Runs one {@link Scenario}: a fresh database, a {@link TcpProxy} in front of MongoDB, a
+ * {@link WorkerFleet}, the scenario's faults from this thread, then waits for the workers to stop
+ * by themselves, lets leftover leases run out, and hands everything to {@link HistoryChecker}.
+ * Workers are killed on every way out.
+ */
+final class ScenarioRun {
+
+    /** Time allowed for the workers' JVMs to start, added to the scenario's time. */
+    private static final Duration STARTUP = Duration.ofSeconds(3);
+
+    private final Scenario scenario;
+    private final TortureConfig config;
+    private final TestMongo mongo;
+    private final Path directory;
+
+    ScenarioRun(Scenario scenario, TortureConfig config, TestMongo mongo, Path directory) {
+        this.scenario = scenario;
+        this.config = config;
+        this.mongo = mongo;
+        this.directory = directory;
+    }
+
+    ScenarioResult run() {
+        long begin = System.nanoTime();
+        String database = mongo.freshDatabase();
+        MongoDatabase db = mongo.client().getDatabase(database);
+        MongoCollection<Document> counters = db.getCollection(WorkerSettings.COUNTERS_COLLECTION);
+        for (int i = 0; i < config.locks(); i++) {
+            counters.insertOne(new Document("_id", WorkerSettings.lockName(i)).append("value", 0L).append("writes", 0L)
+                    .append("plain", 0L).append("plainWrites", 0L).append("fence", 0L));
+        }
+        createDirectory();
+        ConnectionString target = new ConnectionString(mongo.uri());
+        String[] hostPort = target.getHosts().get(0).split(":");
+        long deadline = begin + STARTUP.toNanos() + config.scenarioTime().toNanos();
+        long faultsUntil = begin + STARTUP.toNanos() + (long) (config.scenarioTime().toNanos() * config.faultShare());
+        try (TcpProxy proxy = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017)) {
+            String proxied = "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true&heartbeatFrequencyMS=500";
+            WorkerSettings template = new WorkerSettings(proxied, database, "", config.threads(), config.locks(),
+                    config.lease().toMillis(), config.waitTime().toMillis(), config.storeTimeout().toMillis(),
+                    Math.max(config.maxSections() / config.workers(), 1), deadline, directory, 0,
+                    config.workMinMicros(), config.workMaxMicros());
+            try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
+                fleet.startAll();
+                List<String> lockNames = new ArrayList<>();
+                for (int i = 0; i < config.locks(); i++) {
+                    lockNames.add(WorkerSettings.lockName(i));
+                }
+                FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
+                        fleet, proxy, config.lease().multipliedBy(10), scenario.ordinal() * 7919L + begin);
+                if (!fleet.awaitReady(begin + STARTUP.multipliedBy(10).toNanos())) {
+                    throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
+                            + "; see the .console files in " + directory);
+                }
+                inject(faults, faultsUntil);
+                long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
+                List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
+                int heldAtEnd = locksHeldAtEnd(database);
+                List<SectionRecord> sections = new ArrayList<>();
+                List<AcquireFailure> failures = new ArrayList<>();
+                for (WorkerProcess process : fleet.all()) {
+                    HistoryReader.ProcessHistory history = HistoryReader.read(process.name(),
+                            process.settings().history(), process.deathNanos());
+                    if (!process.wasKilled() && history.openSections() > 0) {
+                        throw new IllegalStateException(process.name() + " exited with " + history.openSections()
+                                + " unfinished section(s); see " + process.settings().history());
+                    }
+                    sections.addAll(history.sections());
+                    failures.addAll(history.failures());
+                }
+                writeFaultLog(faults.events());
+                CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
+                        heldAtEnd, scenario.hasNetworkFaults());
+                return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
+                        scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
+            }
+        }
+    }
+
+    private void inject(FaultInjector faults, long until) {
+        Duration pause = config.lease().multipliedBy(2);
+        Duration outage = config.lease().multipliedBy(2);
+        Duration maxStall = config.lease().multipliedBy(3).dividedBy(2);
+        Duration gap = Duration.ofMillis(1500);
+        switch (scenario) {
+            case KILL -> {
+                while (before(until)) {
+                    faults.killHolder();
+                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                }
+            }
+            case PAUSE -> {
+                while (before(until)) {
+                    faults.pauseHolder(pause);
+                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                }
+            }
+            case CUT -> faults.cutConnections(until, maxStall);
+            case OUTAGE -> {
+                while (before(until - outage.toNanos())) {
+                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    faults.outage(outage);
+                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                }
+            }
+            case SKEW -> FaultInjector.sleepUntil(until);
+            case MIXED -> {
+                while (before(until)) {
+                    long phase = System.nanoTime() + gap.toNanos();
+                    faults.cutConnections(phase, maxStall);
+                    faults.killHolder();
+                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
+                    faults.pauseHolder(pause);
+                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
+                    faults.outage(outage);
+                }
+            }
+        }
+    }
+
+    private static boolean before(long nanos) {
+        return nanos - System.nanoTime() > 0;
+    }
+
+    /** Waits up to a lease and a renewal interval for leftovers of killed or paused holders, then counts what is still held. */
+    private int locksHeldAtEnd(String database) {
+        try (MongoLockManager inspector = MongoLockManager.builder().client(mongo.client())
+                .database(database).collection(WorkerSettings.LOCKS_COLLECTION).build()) {
+            long giveUp = System.nanoTime() + config.lease().plus(config.renewalInterval()).toNanos();
+            int held;
+            do {
+                held = countHeld(inspector);
+                if (held > 0) {
+                    FaultInjector.sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100));
+                }
+            } while (held > 0 && giveUp - System.nanoTime() > 0);
+            return held;
+        }
+    }
+
+    private int countHeld(LockManager inspector) {
+        int held = 0;
+        for (int i = 0; i < config.locks(); i++) {
+            if (inspector.inspect(WorkerSettings.lockName(i)).isPresent()) {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    private List<CounterState> counters(MongoCollection<Document> counters) {
+        List<CounterState> states = new ArrayList<>();
+        for (Document counter : counters.find()) {
+            states.add(new CounterState(counter.getString("_id"), counter.getLong("value"), counter.getLong("writes"),
+                    counter.getLong("plain"), counter.getLong("plainWrites"), counter.getLong("fence")));
+        }
+        return states;
+    }
+
+    private void writeFaultLog(List<FaultEvent> events) {
+        try {
+            Files.write(directory.resolve("faults.log"), events.stream().map(FaultEvent::toString).toList());
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot write the fault log", failed);
+        }
+    }
+
+    private void createDirectory() {
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot create " + directory, failed);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.github.mongolock.torture;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * The multi-process torture test (see docs/torture.md). Runs the short configuration by default;
+ * {@code -Dmongolock.torture=long} runs the long one, {@code -Dmongolock.torture.scenarios=KILL,PAUSE}
+ * a subset. Prints the summary table, then asserts every scenario's figures.
+ */
+@ExtendWith(MongoBackend.class)
+class TortureTest {
+
+    @Test
+    void locksHoldUnderFaults(TestMongo mongo) {
+        TortureConfig config = TortureConfig.fromSystemProperty();
+        List<ScenarioResult> results = TortureRunner.runAll(config, mongo, scenarios());
+        List<Executable> checks = new ArrayList<>();
+        for (ScenarioResult result : results) {
+            checks.add(() -> assertScenario(config, result));
+        }
+        assertAll(checks);
+    }
+
+    private static List<Scenario> scenarios() {
+        String chosen = System.getProperty("mongolock.torture.scenarios", "");
+        return chosen.isBlank() ? List.of(Scenario.values())
+                : Arrays.stream(chosen.split(",")).map(String::trim).map(Scenario::valueOf).toList();
+    }
+
+    private static void assertScenario(TortureConfig config, ScenarioResult result) {
+        CheckReport r = result.report();
+        String where = result.scenario().title() + " " + r.problems() + ": ";
+        assertAll(where,
+                () -> assertTrue(r.sections() >= 50, where + "too few critical sections to mean anything: " + r.sections()),
+                () -> assertEquals(0, r.overlaps(), where + "overlaps"),
+                () -> assertEquals(0, r.tokenOrderViolations(), where + "token-order violations"),
+                () -> assertEquals(0, r.lostUpdates(), where + "lost updates"),
+                () -> assertEquals(0, r.locksHeldAtEnd(), where + "locks held at the end"),
+                () -> assertEquals(0, r.pauseViolations(), where + "pause violations"),
+                () -> assertEquals(0, r.unrecovered(), where + "faults never recovered from"),
+                () -> assertEquals(0, result.hungWorkers(), where + "workers that did not stop by themselves"));
+        Duration bound = result.recoveryBound();
+        switch (result.scenario()) {
+            case KILL, PAUSE -> assertAll(where,
+                    () -> assertTrue(result.faultEvents() >= 1, where + "no fault was injected"),
+                    () -> assertTrue(r.maxRecoveryNanos() <= bound.toNanos(), where + "recovery "
+                            + Duration.ofNanos(r.maxRecoveryNanos()).toMillis() + " ms exceeds " + bound.toMillis() + " ms"),
+                    () -> assertTrue(result.scenario() != Scenario.PAUSE || r.toldLost() >= 1,
+                            where + "no paused holder learned of its loss"));
+            case OUTAGE -> assertAll(where,
+                    () -> assertTrue(result.faultEvents() >= 1, where + "no outage was injected"),
+                    () -> assertTrue(r.storeFailures() >= 1, where + "no acquire failed with LockStoreException"),
+                    () -> assertTrue(r.maxStoreFailureNanos() <= storeFailureBound(config).toNanos(),
+                            where + "an acquire took " + Duration.ofNanos(r.maxStoreFailureNanos()).toMillis()
+                                    + " ms to fail, more than " + storeFailureBound(config).toMillis() + " ms"));
+            case CUT -> assertAll(where,
+                    () -> assertTrue(result.networkFaults() >= 10, where + "too few connections cut or stalled"),
+                    () -> assertTrue(r.maxIdleGapNanos() <= idleGapBound(config).toNanos(), where + "a lock stayed unused "
+                    + Duration.ofNanos(r.maxIdleGapNanos()).toMillis() + " ms, more than " + idleGapBound(config).toMillis() + " ms"));
+            // A clock mishandled across the wrap would make every later lease of that worker look lost.
+            case SKEW -> assertTrue(r.toldLost() <= 2 + r.sections() / 100,
+                    where + "skewed clocks made leases look lost: " + r.toldLost());
+            case MIXED -> assertTrue(result.faultEvents() >= 3, where + "fewer faults than planned: " + result.faultEvents());
+        }
+    }
+
+    /**
+     * An acquire that begins while MongoDB is down may first wait (up to its wait time) behind a
+     * holder of its own manager whose release is failing, then meets the outage in its last attempt:
+     * one store timeout, or two when that attempt's outcome is unknown (a connection reset mid-call)
+     * and its clean-up waits too. Plus scheduling slack. A lone acquire's bound, one store timeout,
+     * is asserted by {@link UnreachableStoreAcquireTest}.
+     */
+    static Duration storeFailureBound(TortureConfig config) {
+        return config.waitTime().plus(config.storeTimeout().multipliedBy(2)).plusMillis(500);
+    }
+
+    /**
+     * A lock stays unused at most while its holder's lease runs out unconfirmed (a lease), a waiter's
+     * request is stuck on a stalled connection (a store timeout) and a waiter's backoff ends.
+     */
+    static Duration idleGapBound(TortureConfig config) {
+        return config.lease().plus(config.storeTimeout().multipliedBy(2)).plusSeconds(1);
+    }
+}

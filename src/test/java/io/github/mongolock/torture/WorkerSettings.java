@@ -1,0 +1,63 @@
+package io.github.mongolock.torture;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one worker process is told, passed as {@code key=value} program arguments.
+ *
+ * @param uri            MongoDB as the worker reaches it (through the fault proxy)
+ * @param process        the process's name, also its instance id
+ * @param deadlineNanos  nanoTime at which the worker stops starting sections
+ * @param clockOffsetNanos added to the lock manager's clock (0: the plain system clock)
+ */
+record WorkerSettings(String uri, String database, String process, int threads, int locks, long leaseMs,
+                      long waitMs, long storeTimeoutMs, int maxSections, long deadlineNanos, Path history,
+                      long clockOffsetNanos, int workMinMicros, int workMaxMicros) {
+
+    static final String LOCKS_COLLECTION = "locks";
+    static final String COUNTERS_COLLECTION = "counters";
+
+    static String lockName(int index) {
+        return "lock-" + index;
+    }
+
+    List<String> toArgs() {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("uri", uri);
+        values.put("database", database);
+        values.put("process", process);
+        values.put("threads", threads);
+        values.put("locks", locks);
+        values.put("leaseMs", leaseMs);
+        values.put("waitMs", waitMs);
+        values.put("storeTimeoutMs", storeTimeoutMs);
+        values.put("maxSections", maxSections);
+        values.put("deadlineNanos", deadlineNanos);
+        values.put("history", history);
+        values.put("clockOffsetNanos", clockOffsetNanos);
+        values.put("workMinMicros", workMinMicros);
+        values.put("workMaxMicros", workMaxMicros);
+        return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+    }
+
+    static WorkerSettings parse(String[] args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (eq < 0) {
+                throw new IllegalArgumentException("expected key=value, got " + arg);
+            }
+            values.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        return new WorkerSettings(values.get("uri"), values.get("database"), values.get("process"),
+                Integer.parseInt(values.get("threads")), Integer.parseInt(values.get("locks")),
+                Long.parseLong(values.get("leaseMs")), Long.parseLong(values.get("waitMs")),
+                Long.parseLong(values.get("storeTimeoutMs")), Integer.parseInt(values.get("maxSections")),
+                Long.parseLong(values.get("deadlineNanos")), Path.of(values.get("history")),
+                Long.parseLong(values.get("clockOffsetNanos")), Integer.parseInt(values.get("workMinMicros")),
+                Integer.parseInt(values.get("workMaxMicros")));
+    }
+}
