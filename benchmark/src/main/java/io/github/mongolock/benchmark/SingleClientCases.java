@@ -1,0 +1,184 @@
+package io.github.mongolock.benchmark;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.currentDate;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.set;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.MongoLockManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Cases 1 to 3, on one client in the benchmark's JVM, one thread, one document each (each case on
+ * its own collection, so none pays for another's documents where the server scans). Rounds
+ * interleave the cases, rotating their order, so machine noise hits them alike; each round times
+ * a batch of lock cycles per case. Round trips are counted on the measuring thread only.
+ */
+final class SingleClientCases {
+
+    /** One lock cycle, split so round trips can be counted per half. */
+    interface Cycle {
+        Object acquire();
+
+        void release(Object held);
+    }
+
+    record Case(String key, String label, Cycle cycle) {
+    }
+
+    record Result(Case lockCase, List<Double> microsPerOp, Map<String, Long> acquireCommands,
+                  Map<String, Long> releaseCommands) {
+    }
+
+    static final String LIMIT = "limit";
+    static final String SHEDLOCK = "shedlock";
+
+    private final MongoClient client;
+    private final CommandCounter counter;
+    private final List<MongoLockManager> managers = new ArrayList<>();
+    private final List<Case> cases = new ArrayList<>();
+    private LockSession reentrantOuter;
+
+    SingleClientCases(String uri, String database) {
+        Thread measuring = Thread.currentThread();
+        this.counter = new CommandCounter(thread -> thread == measuring);
+        this.client = MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
+                .addCommandListener(counter).build());
+        MongoDatabase db = client.getDatabase(database);
+
+        // 1. The limit: the least a lock cycle can send, with the same write concern as the others.
+        MongoCollection<Document> raw = db.getCollection("limit").withWriteConcern(WriteConcern.MAJORITY);
+        String rawOwner = "limit-owner";
+        Bson rawFilter = and(eq("_id", "limit"), eq("holds", 0));
+        Bson rawTake = combine(set("owner", rawOwner), set("holds", 1), inc("version", 1L), currentDate("renewedAt"));
+        Bson rawOwned = and(eq("_id", "limit"), eq("owner", rawOwner));
+        Bson rawFree = combine(set("owner", null), set("holds", 0), inc("version", 1L));
+        FindOneAndUpdateOptions upsert = new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
+        cases.add(new Case(LIMIT, "limit: raw driver findOneAndUpdate + updateOne", new Cycle() {
+            @Override
+            public Object acquire() {
+                return raw.findOneAndUpdate(rawFilter, rawTake, upsert);
+            }
+
+            @Override
+            public void release(Object held) {
+                if (raw.updateOne(rawOwned, rawFree).getMatchedCount() != 1) {
+                    throw new IllegalStateException("the limit's release matched nothing");
+                }
+            }
+        }));
+
+        // 2. ShedLock's provider as documented: collection "shedLock", majority write and read concern.
+        MongoLockProvider shedLock = new MongoLockProvider(db);
+        cases.add(new Case(SHEDLOCK, "ShedLock 7.9.0 lock + unlock", new Cycle() {
+            @Override
+            public Object acquire() {
+                return shedLock.lock(new LockConfiguration(ClockProvider.now(), "shedlock", Duration.ofSeconds(30),
+                        Duration.ZERO)).orElseThrow(() -> new IllegalStateException("ShedLock refused a free lock"));
+            }
+
+            @Override
+            public void release(Object held) {
+                ((SimpleLock) held).unlock();
+            }
+        }));
+
+        // 3. mongolock, in each wake-up mode this build offers, and re-entry under an outer hold.
+        for (WakeUpMode mode : WakeUpMode.values()) {
+            if (mode == WakeUpMode.PUSH && !WakeUpMode.pushAvailable()) {
+                continue;
+            }
+            MongoLockManager manager = mode.apply(MongoLockManager.builder().client(client).database(database)
+                    .collection("single_" + mode.name().toLowerCase(java.util.Locale.ROOT))).build();
+            managers.add(manager);
+            cases.add(new Case("mongolock-" + mode.name(), "mongolock acquire + close (" + mode.label + " wake-up)",
+                    sessionCycle(manager, "uncontended")));
+        }
+        MongoLockManager reentrant = managers.get(0);
+        reentrantOuter = reentrant.acquire("reentrant");
+        cases.add(new Case("reentrant", "mongolock re-entrant acquire + close (outer hold kept)",
+                sessionCycle(reentrant, "reentrant")));
+    }
+
+    private static Cycle sessionCycle(MongoLockManager manager, String name) {
+        return new Cycle() {
+            @Override
+            public Object acquire() {
+                return manager.acquire(name);
+            }
+
+            @Override
+            public void release(Object held) {
+                ((LockSession) held).close();
+            }
+        };
+    }
+
+    List<Result> run(int warmUpRounds, int rounds, int opsPerRound) {
+        Map<Case, List<Double>> times = new LinkedHashMap<>();
+        cases.forEach(c -> times.put(c, new ArrayList<>()));
+        Map<Case, Map<String, Long>> acquireCommands = new LinkedHashMap<>();
+        Map<Case, Map<String, Long>> releaseCommands = new LinkedHashMap<>();
+        for (int round = 0; round < warmUpRounds + rounds; round++) {
+            for (int i = 0; i < cases.size(); i++) {
+                Case current = cases.get((i + round) % cases.size()); // rotate who goes first
+                Cycle cycle = current.cycle();
+                long start = System.nanoTime();
+                for (int op = 0; op < opsPerRound; op++) {
+                    cycle.release(cycle.acquire());
+                }
+                long elapsed = System.nanoTime() - start;
+                if (round >= warmUpRounds) {
+                    times.get(current).add(elapsed / 1_000.0 / opsPerRound);
+                }
+            }
+            if (round == warmUpRounds - 1 || warmUpRounds == 0 && round == 0) {
+                // Once warm: the round trips of one cycle of each case, per half.
+                for (Case audited : cases) {
+                    counter.reset();
+                    Object held = audited.cycle().acquire();
+                    acquireCommands.put(audited, counter.counts());
+                    counter.reset();
+                    audited.cycle().release(held);
+                    releaseCommands.put(audited, counter.counts());
+                }
+            }
+            System.out.printf("  single-client round %d/%d done%n", round + 1, warmUpRounds + rounds);
+        }
+        List<Result> results = new ArrayList<>();
+        for (Case c : cases) {
+            results.add(new Result(c, times.get(c), acquireCommands.get(c), releaseCommands.get(c)));
+        }
+        return results;
+    }
+
+    void close() {
+        if (reentrantOuter != null) {
+            reentrantOuter.close();
+        }
+        managers.forEach(MongoLockManager::close);
+        client.close();
+    }
+}

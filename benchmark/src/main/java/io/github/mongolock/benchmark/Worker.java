@@ -1,0 +1,159 @@
+package io.github.mongolock.benchmark;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.MongoLockManager;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One of the two "machines" of the handoff and contention cases: a JVM with one manager per
+ * wake-up mode, each on its own collection, driven by the benchmark over standard input.
+ *
+ * <pre>
+ * HOLD mode name            acquire now                      -> HELD
+ * WAIT mode name            acquire on a new thread          -> WAITING, later ACQUIRED nanoTime
+ * RELEASE mode name         t = nanoTime(); close()          -> RELEASED t
+ * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
+ * </pre>
+ * {@code nanoTime} values are compared across the two processes: on one Linux machine
+ * {@link System#nanoTime()} reads the same monotonic clock in every process.
+ * Arguments: uri database label. Ends when its input ends.
+ */
+public final class Worker {
+
+    private final Map<WakeUpMode, MongoLockManager> managers = new EnumMap<>(WakeUpMode.class);
+    private final Map<WakeUpMode, CommandCounter> counters = new EnumMap<>(WakeUpMode.class);
+    private final Map<String, LockSession> sessions = new ConcurrentHashMap<>();
+    private final List<MongoClient> clients = new ArrayList<>();
+
+    private Worker(String uri, String database, String label) {
+        for (WakeUpMode mode : WakeUpMode.values()) {
+            if (mode == WakeUpMode.PUSH && !WakeUpMode.pushAvailable()) {
+                continue;
+            }
+            CommandCounter counter = CommandCounter.allThreads();
+            MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(uri)).addCommandListener(counter)
+                    .applyToConnectionPoolSettings(pool -> pool.maxSize(32)).build());
+            clients.add(client);
+            counters.put(mode, counter);
+            managers.put(mode, mode.apply(MongoLockManager.builder().client(client).database(database)
+                    .collection("workers_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
+                    .leaseTime(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(10))).build());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Worker worker = new Worker(args[0], args[1], args[2]);
+        reply(Protocol.READY);
+        try (BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            for (String line; (line = input.readLine()) != null; ) {
+                try {
+                    worker.handle(line.trim().split(" "));
+                } catch (RuntimeException | InterruptedException failed) {
+                    reply(Protocol.ERROR + " " + line + ": " + failed);
+                }
+            }
+        } finally {
+            worker.managers.values().forEach(MongoLockManager::close);
+            worker.clients.forEach(MongoClient::close);
+        }
+        System.exit(0);
+    }
+
+    private void handle(String[] command) throws InterruptedException {
+        WakeUpMode mode = WakeUpMode.valueOf(command[1]);
+        MongoLockManager manager = managers.get(mode);
+        String name = command[2];
+        switch (command[0]) {
+            case "HOLD" -> {
+                sessions.put(mode + name, manager.acquire(name));
+                reply("HELD");
+            }
+            case "WAIT" -> {
+                Thread waiter = new Thread(() -> {
+                    reply("WAITING");
+                    try {
+                        LockSession session = manager.acquire(name);
+                        long acquiredAt = System.nanoTime();
+                        sessions.put(mode + name, session);
+                        reply("ACQUIRED " + acquiredAt);
+                    } catch (RuntimeException failed) {
+                        reply(Protocol.ERROR + " WAIT " + name + ": " + failed);
+                    }
+                }, "waiter");
+                waiter.start();
+            }
+            case "RELEASE" -> {
+                LockSession session = sessions.remove(mode + name);
+                long releasing = System.nanoTime();
+                session.close();
+                reply("RELEASED " + releasing);
+            }
+            case "CONTEND" -> contend(mode, manager, Arrays.copyOfRange(command, 2, command.length));
+            default -> throw new IllegalArgumentException("unknown command " + command[0]);
+        }
+    }
+
+    /** Threads acquire and release names (a single one, or random among many) until the deadline. */
+    private void contend(WakeUpMode mode, MongoLockManager manager, String[] args) throws InterruptedException {
+        String prefix = args[0];
+        int names = Integer.parseInt(args[1]);
+        int threads = Integer.parseInt(args[2]);
+        long millis = Long.parseLong(args[3]);
+        long startAt = Long.parseLong(args[4]);
+        LongAdder ops = new LongAdder();
+        LongAdder timeouts = new LongAdder();
+        long endAt = startAt + millis * 1_000_000L;
+        List<Thread> running = new ArrayList<>();
+        CommandCounter counter = counters.get(mode);
+        while (System.nanoTime() < startAt - 1_000_000) {
+            Thread.sleep(1);
+        }
+        counter.reset();
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(() -> {
+                while (System.nanoTime() < startAt) {
+                    Thread.onSpinWait();
+                }
+                while (System.nanoTime() < endAt) {
+                    String name = names == 1 ? prefix : prefix + "-" + ThreadLocalRandom.current().nextInt(names);
+                    try (LockSession session = manager.acquire(name, Duration.ofMillis(Math.max(1, millis)))) {
+                        ops.increment();
+                    } catch (LockTimeoutException late) {
+                        timeouts.increment();
+                    }
+                }
+            }, "contender-" + t);
+            thread.start();
+            running.add(thread);
+        }
+        for (Thread thread : running) {
+            thread.join();
+        }
+        long elapsed = System.nanoTime() - startAt;
+        reply(String.format(Locale.ROOT, "%s ops=%d timeouts=%d elapsedMs=%d commands=%s", Protocol.RESULT, ops.sum(),
+                timeouts.sum(), elapsed / 1_000_000, counter.counts().toString().replace(" ", "")));
+    }
+
+    private static synchronized void reply(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}
