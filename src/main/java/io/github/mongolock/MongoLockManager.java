@@ -8,6 +8,10 @@ import com.mongodb.client.MongoClients;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
+import io.github.mongolock.core.ReleaseFeed;
+import io.github.mongolock.mongo.MongoReleaseFeed;
+import com.mongodb.client.MongoCollection;
+import org.bson.Document;
 import io.github.mongolock.mongo.MongoLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,6 +95,11 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         return instanceId;
     }
 
+    /** What the push wake-up is doing: {@code IDLE} until this manager first waits for a lock held elsewhere. */
+    public ReleaseFeed.Status pushWakeUpStatus() {
+        return coordinator.releaseFeedStatus();
+    }
+
     /** The owner the calling thread acquires under, as stored in lock documents and {@link LockInfo#owner()}. */
     public String currentOwner() {
         return coordinator.currentOwner();
@@ -118,6 +127,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         private Duration waitTime = DEFAULT_WAIT_TIME;
         private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
         private String instanceId;
+        private boolean pushWakeUp = true;
         private final List<LockListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -174,6 +184,16 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether waiters on locks held by other machines are woken by a MongoDB change stream (one per
+         * manager, opened when this manager first waits for such a lock) instead of by polling alone;
+         * default true. Needs a replica set; elsewhere it falls back to polling, logged once.
+         */
+        public Builder pushWakeUp(boolean pushWakeUp) {
+            this.pushWakeUp = pushWakeUp;
+            return this;
+        }
+
         /** Told of every acquisition, release and lost lease of this manager. */
         public Builder listener(LockListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -203,11 +223,14 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             checkNamespace(databaseName, collection);
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
-            MongoLockStore store = new MongoLockStore(effective.getDatabase(databaseName).getCollection(collection));
+            MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
+            MongoLockStore store = new MongoLockStore(locks);
             // The nonce makes owners unique even when several nodes are given the same instance id.
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
+            ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)
+                    : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
-                    MonotonicClock.system(), listeners);
+                    MonotonicClock.system(), listeners, feed);
             return new MongoLockManager(coordinator, ownedClient, id);
         }
 

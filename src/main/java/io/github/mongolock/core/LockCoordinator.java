@@ -42,16 +42,24 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LeaseRenewer renewer;
+    private final ReleaseFeed releaseFeed;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                            MonotonicClock clock, List<LockListener> listeners) {
-        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, RetryBackoff.standard());
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, ReleaseFeed.NONE);
+    }
+
+    /** @param releaseFeed wakes waiters on releases made by other machines; {@link ReleaseFeed#NONE} to poll only */
+    public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                           MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed) {
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard());
     }
 
     LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
-                    MonotonicClock clock, List<LockListener> listeners, RetryBackoff backoff) {
+                    MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed, RetryBackoff backoff) {
         this.backoff = Objects.requireNonNull(backoff, "backoff");
+        this.releaseFeed = Objects.requireNonNull(releaseFeed, "releaseFeed");
         this.store = Objects.requireNonNull(store, "store");
         this.ownerPrefix = Objects.requireNonNull(ownerPrefix, "ownerPrefix");
         this.defaultLease = LockArguments.checkLease(defaultLease, "leaseTime");
@@ -91,6 +99,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         return store.inspect(LockArguments.checkName(name));
+    }
+
+    /** What the push wake-up is doing (for health checks and diagnostics). */
+    public ReleaseFeed.Status releaseFeedStatus() {
+        return releaseFeed.status();
     }
 
     /** The owner id the calling thread acquires under. */
@@ -135,6 +148,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         return Optional.of(registerFresh(name, owner, lease, granted, sentAt));
                     }
                     busy = (AcquireAttempt.Busy) result;
+                    if (signal != null) {
+                        // Held by another machine: only a pushed notice can wake us before the backoff.
+                        releaseFeed.start(signals::released);
+                    }
                 }
                 long left = waitNanos - (clock.nanoTime() - start);
                 if (left <= 0 || signal == null) {
@@ -353,6 +370,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         closed = true;
         renewer.close();
+        releaseFeed.close();
         List<String> unreleased = new ArrayList<>();
         for (HeldLock lock : held.values()) {
             lock.mutex.lock();

@@ -110,6 +110,11 @@ public final class MongoLockStore implements LockStore {
         this.namespace = collection.getNamespace().getFullName();
     }
 
+    /** The lock collection with the store's read and write concerns, e.g. for a {@link MongoReleaseFeed}. */
+    public MongoCollection<Document> collection() {
+        return locks;
+    }
+
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
         String leaseId = new ObjectId().toHexString();

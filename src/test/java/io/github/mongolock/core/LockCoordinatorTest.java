@@ -61,7 +61,7 @@ class LockCoordinatorTest {
 
     private LockCoordinator node(String label, LockStore store, Duration lease, RetryBackoff backoff) {
         LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), lease,
-                Duration.ofSeconds(10), MonotonicClock.system(), List.of(events::add), backoff);
+                Duration.ofSeconds(10), MonotonicClock.system(), List.of(events::add), ReleaseFeed.NONE, backoff);
         coordinators.add(coordinator);
         return coordinator;
     }

@@ -1,0 +1,82 @@
+package io.github.mongolock;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs a CDI bean method (or every business method of a bean class) while holding a distributed
+ * lock, through the {@code io.github.mongolock.cdi.LockedInterceptor} of mongolock's CDI extension.
+ *
+ * <pre>{@code
+ * @Locked("invoice-run")
+ * public void runInvoices() { ... }
+ *
+ * @Locked(value = "account-{0}", waitTime = "PT5S")   // name from the first argument
+ * public Receipt charge(String accountId, long cents) { ... }
+ *
+ * @Locked(value = "nightly-report", onBusy = Locked.OnBusy.SKIP)
+ * public void nightlyReport() { ... }
+ * }</pre>
+ *
+ * <p>Every member is read and checked once, when the application deploys: a bad duration, an
+ * unknown template reference or {@link OnBusy#SKIP} on a method that cannot return "nothing" stops
+ * the deployment with a message naming the method. Wait and lease times can be overridden per method
+ * or class through MicroProfile Config (see the README, "CDI integration").
+ *
+ * <p>The lock is held by (the application's {@link LockManager}, the calling thread): nested
+ * {@code @Locked} calls with the same name on the same thread re-enter. A method returning a
+ * {@link java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE, ElementType.METHOD})
+public @interface Locked {
+
+    /**
+     * The lock name template. Empty: {@code <declaring class>.<method>}, e.g.
+     * {@code com.acme.Billing.runInvoices}. {@code {0}}, {@code {1}}, ... insert the argument at
+     * that position, {@code {accountId}} the argument of that parameter (needs {@code -parameters}),
+     * each through {@link String#valueOf(Object)}; <code>{{</code> and <code>}}</code> stand for literal braces.
+     */
+    @Nonbinding
+    String value() default "";
+
+    /**
+     * How long to wait for a busy lock, ISO-8601 ({@code PT5S}; {@code PT0S}: one attempt). Empty:
+     * {@code mongolock.wait-time} (default PT10S). Config overrides win over this value.
+     */
+    @Nonbinding
+    String waitTime() default "";
+
+    /**
+     * How long the lease lasts without renewal, ISO-8601 (PT0.1S to P365D); renewed while the method
+     * runs. Empty: {@code mongolock.lease-time} (default PT30S). Config overrides win over this value.
+     */
+    @Nonbinding
+    String leaseTime() default "";
+
+    /** What happens when the lock is still busy at the end of the wait time. */
+    @Nonbinding
+    OnBusy onBusy() default OnBusy.FAIL;
+
+    /** What a {@code @Locked} method does when it cannot get the lock in time. */
+    enum OnBusy {
+        /** Throw {@link LockTimeoutException}; the method does not run. */
+        FAIL,
+        /**
+         * Return without running: {@code null} from a {@code void} (or {@code Void}) method,
+         * {@code Optional.empty()} from one returning {@code Optional}, and an already completed
+         * {@code CompletableFuture} with a {@code null} result from one returning
+         * {@code CompletionStage} or {@code CompletableFuture}. Any other return type is a deployment error.
+         */
+        SKIP
+    }
+}

@@ -1,0 +1,74 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.LockInfo;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.MongoLockManager;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The instance behind the application's {@code @ApplicationScoped LockManager} bean: a
+ * {@link MongoLockManager} built from configuration, plus the bridge that fires its events. Closed
+ * by the container at shutdown: events are muted, renewals stop and held locks are released; an
+ * application-owned {@code MongoClient} is left open. Thread-safe.
+ */
+final class ApplicationLockManager implements LockManager {
+
+    private final MongoLockManager delegate;
+    private final LockEventBridge events;
+
+    ApplicationLockManager(MongoLockManager delegate, LockEventBridge events) {
+        this.delegate = delegate;
+        this.events = events;
+    }
+
+    @Override
+    public LockSession acquire(String name) {
+        return delegate.acquire(name);
+    }
+
+    @Override
+    public LockSession acquire(String name, Duration waitFor) {
+        return delegate.acquire(name, waitFor);
+    }
+
+    @Override
+    public LockSession acquire(String name, LockOptions options) {
+        return delegate.acquire(name, options);
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name) {
+        return delegate.tryAcquire(name);
+    }
+
+    @Override
+    public Optional<LockSession> tryAcquire(String name, LockOptions options) {
+        return delegate.tryAcquire(name, options);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return delegate.inspect(name);
+    }
+
+    String instanceId() {
+        return delegate.instanceId();
+    }
+
+    String currentOwner() {
+        return delegate.currentOwner();
+    }
+
+    void close() {
+        events.mute();
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return "mongolock LockManager (instance " + delegate.instanceId() + ")";
+    }
+}

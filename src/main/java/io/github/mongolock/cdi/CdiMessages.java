@@ -1,0 +1,100 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.core.LockArguments;
+import java.util.List;
+
+/**
+ * Every message of the CDI integration, in one place. Each has a stable id ({@code MONGOLOCK-CDI-nnn})
+ * to search for, quotes the offending value, names where it came from (a method or a configuration
+ * key) and says what to do.
+ */
+final class CdiMessages {
+
+    private static final String PREFIX = "MONGOLOCK-CDI-";
+
+    private CdiMessages() {
+    }
+
+    static String notADuration(String source, String value) {
+        return id(1) + source + " = \"" + value + "\" is not an ISO-8601 duration: write e.g. PT5S, PT2M or PT0.5S.";
+    }
+
+    static String leaseOutOfRange(String source, String value) {
+        return id(2) + source + " = \"" + value + "\" is out of range: a lease time must be between "
+                + LockArguments.MIN_LEASE + " and " + LockArguments.MAX_LEASE + " (ISO-8601, e.g. PT30S).";
+    }
+
+    static String negativeWait(String source, String value) {
+        return id(2) + source + " = \"" + value + "\" is negative: a wait time must be zero (one attempt) or positive,"
+                + " e.g. PT5S.";
+    }
+
+    static String positionalReferenceOutOfRange(String method, String template, int index, int parameterCount) {
+        return id(3) + "@Locked(\"" + template + "\") on " + method + " refers to argument {" + index + "}, but the method has "
+                + parameterCount + " parameter(s)" + (parameterCount == 0 ? "" : " ({0} to {" + (parameterCount - 1) + "})")
+                + ". Use an argument position that exists or a parameter name.";
+    }
+
+    static String unknownParameterName(String method, String template, String name, List<String> names) {
+        return id(4) + "@Locked(\"" + template + "\") on " + method + " refers to {" + name + "}, but the method has no"
+                + " parameter of that name; its parameters are " + names + ". Use one of them or an argument position like {0}.";
+    }
+
+    static String parameterNamesMissing(String method, String template, String name) {
+        return id(5) + "@Locked(\"" + template + "\") on " + method + " refers to the parameter {" + name + "}, but "
+                + method + " was compiled without parameter names. Compile with javac -parameters, or refer to the"
+                + " argument by position, e.g. {0}.";
+    }
+
+    static String badTemplateSyntax(String method, String template, int index, String problem) {
+        return id(6) + "@Locked(\"" + template + "\") on " + method + ": " + problem + " at index " + index
+                + ". A reference is {0}, {1}, ... or {parameterName}; write {{ and }} for literal braces.";
+    }
+
+    static String badStaticName(String method, String rule) {
+        return id(7) + "@Locked on " + method + " gives an invalid lock name: " + rule;
+    }
+
+    static String skipNotPossible(String method, String returnType) {
+        return id(8) + "@Locked(onBusy = SKIP) on " + method + ", which returns " + returnType
+                + ": a skipped call must return nothing, so SKIP is allowed only on methods returning void, Void,"
+                + " Optional, CompletionStage or CompletableFuture. Change the return type or use onBusy = FAIL.";
+    }
+
+    static String noConnection(String uriKey) {
+        return id(9) + "No MongoDB connection configured for mongolock: set " + uriKey
+                + " (e.g. mongodb://db1,db2,db3/app?replicaSet=rs0) or expose a MongoClient bean (@Default) in the application.";
+    }
+
+    static String badUri(String uriKey, String shownUri, String reason) {
+        return id(10) + uriKey + " = \"" + shownUri + "\" is not a valid MongoDB connection string: " + reason
+                + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...";
+    }
+
+    static String noDatabase(String databaseKey, String uriKey, boolean clientBean) {
+        return id(11) + "No database configured for the lock collection: set " + databaseKey
+                + (clientBean ? " (the application's MongoClient bean names no database)"
+                        : " or name the database in " + uriKey + " (mongodb://host/<database>)") + ".";
+    }
+
+    static String badSetting(String key, String value, String rule) {
+        return id(12) + key + " = \"" + value + "\" is not valid: " + rule;
+    }
+
+    static String notAnInteger(String key, String value) {
+        return id(13) + key + " = \"" + value + "\" is not an integer: give an interceptor priority such as 100"
+                + " (jakarta.interceptor.Interceptor.Priority.PLATFORM_BEFORE + 100, the default).";
+    }
+
+    static String managerNotCreated(String reason) {
+        return id(14) + "The mongolock LockManager could not be created from its configuration: " + reason;
+    }
+
+    static String unreadable(String key, String reason) {
+        return id(15) + "Configuration key " + key + " could not be read: " + reason;
+    }
+
+    private static String id(int number) {
+        return PREFIX + String.format("%03d", number) + ": ";
+    }
+}

@@ -1,0 +1,87 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.core.LockArguments;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Reads values from MicroProfile Config as text and parses them itself, so that every problem is
+ * reported with the key and the raw value, whatever converters the Config implementation has.
+ * Problems are appended to the given list instead of thrown, so a deployment reports all at once.
+ * Not thread-safe; used while the application deploys.
+ */
+final class ConfigReader {
+
+    private final Config config;
+
+    ConfigReader(Config config) {
+        this.config = config;
+    }
+
+    /** The value of {@code key}; empty when unset or empty (MicroProfile Config treats both alike). */
+    Optional<String> text(String key, List<String> problems) {
+        try {
+            return config.getOptionalValue(key, String.class).map(String::strip).filter(value -> !value.isEmpty());
+        } catch (IllegalArgumentException | NoSuchElementException unreadable) {
+            problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
+            return Optional.empty();
+        }
+    }
+
+    Optional<Duration> lease(String key, List<String> problems) {
+        return text(key, problems).flatMap(value -> lease(key, value, problems));
+    }
+
+    Optional<Duration> waitTime(String key, List<String> problems) {
+        return text(key, problems).flatMap(value -> waitTime(key, value, problems));
+    }
+
+    Optional<Integer> integer(String key, List<String> problems) {
+        return text(key, problems).flatMap(value -> {
+            try {
+                return Optional.of(Integer.parseInt(value));
+            } catch (NumberFormatException notANumber) {
+                problems.add(CdiMessages.notAnInteger(key, value));
+                return Optional.empty();
+            }
+        });
+    }
+
+    /** Parses a lease time given by {@code source} (a key or an annotation member) and checks the core's range. */
+    static Optional<Duration> lease(String source, String value, List<String> problems) {
+        return duration(source, value, problems).flatMap(lease -> {
+            try {
+                return Optional.of(LockArguments.checkLease(lease, source));
+            } catch (LockConfigurationException outOfRange) {
+                problems.add(CdiMessages.leaseOutOfRange(source, value));
+                return Optional.empty();
+            }
+        });
+    }
+
+    /** Parses a wait time given by {@code source} (a key or an annotation member); zero means one attempt. */
+    static Optional<Duration> waitTime(String source, String value, List<String> problems) {
+        return duration(source, value, problems).flatMap(wait -> {
+            try {
+                return Optional.of(LockArguments.checkWait(wait, source));
+            } catch (LockConfigurationException negative) {
+                problems.add(CdiMessages.negativeWait(source, value));
+                return Optional.empty();
+            }
+        });
+    }
+
+    private static Optional<Duration> duration(String source, String value, List<String> problems) {
+        try {
+            return Optional.of(Duration.parse(value.strip()));
+        } catch (DateTimeParseException notIso) {
+            problems.add(CdiMessages.notADuration(source, value));
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.Locked;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import jakarta.interceptor.InvocationContext;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One {@code @Locked} method of one bean class, resolved and checked when the application deployed:
+ * the name template, the effective wait and lease times after the configuration lookup, what to do
+ * when busy, and how the return type holds the lock. Running it parses nothing. Immutable and thread-safe.
+ *
+ * @param method    the method, as shown in messages ({@code com.acme.Billing.charge(String, long)})
+ * @param name      the lock name template
+ * @param options   the wait and lease times; unset ones are the manager's defaults
+ *                  ({@code mongolock.wait-time}, {@code mongolock.lease-time})
+ * @param onBusy    what happens when the lock stays busy for the whole wait time
+ * @param returns   how the return type affects release and skipping
+ */
+record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy, ReturnKind returns) {
+
+    private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
+
+    LockedOperation {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(onBusy, "onBusy");
+        Objects.requireNonNull(returns, "returns");
+    }
+
+    /**
+     * Acquires the lock, proceeds, and releases it when the method returns or throws, or, for a
+     * returned stage, when the stage completes (on whichever thread completes it).
+     */
+    Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
+        String lockName = name.render(invocation.getParameters());
+        LockSession session;
+        if (onBusy == Locked.OnBusy.SKIP) {
+            Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
+            if (acquired.isEmpty()) {
+                LOG.log(Level.DEBUG, "mongolock: lock \"{0}\" is busy, skipped {1}", lockName, method);
+                return returns.nothing();
+            }
+            session = acquired.get();
+        } else {
+            session = locks.acquire(lockName, options);
+        }
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            closeAfter(failure, session);
+            throw failure;
+        }
+        if (returns.asynchronous() && result != null) {
+            CompletionStage<?> stage = (CompletionStage<?>) result;
+            // whenComplete's stage completes after the release, with the method's outcome; a release failure
+            // (a lost lease) fails it, or is added as suppressed to the method's own failure.
+            CompletionStage<?> released = stage.whenComplete((value, failure) -> session.close());
+            return returns == ReturnKind.STAGE ? released : stage;
+        }
+        session.close();
+        return result;
+    }
+
+    private static void closeAfter(Throwable failure, LockSession session) {
+        try {
+            session.close();
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "@Locked " + method + " [name=" + name + ", waitTime="
+                + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
+                + options.leaseTime().map(Duration::toString).orElse("default") + ", onBusy=" + onBusy + "]";
+    }
+}

@@ -1,0 +1,158 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.Locked;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Builds the {@link LockedOperation} of every {@code @Locked} method while the application deploys,
+ * and hands them to the interceptor afterwards.
+ *
+ * <p>Wait and lease times are looked up in this order, first found wins (as in MicroProfile Fault
+ * Tolerance): {@code <bean class>/<method>/Locked/<member>}, {@code <bean class>/Locked/<member>},
+ * {@code Locked/<member>}, the annotation's member, and finally the manager's default
+ * ({@code mongolock.wait-time} / {@code mongolock.lease-time}), where {@code <member>} is
+ * {@code wait-time} or {@code lease-time}. Thread-safe: built on the deployment thread, read by
+ * any thread afterwards.
+ */
+final class LockedOperations {
+
+    static final String WAIT_TIME = "wait-time";
+    static final String LEASE_TIME = "lease-time";
+
+    private record Key(Class<?> beanClass, Method method) {
+    }
+
+    private final ConfigReader config;
+    private final Map<Key, LockedOperation> operations = new ConcurrentHashMap<>();
+    private final Map<Key, LockedOperation> byTargetClass = new ConcurrentHashMap<>();
+
+    LockedOperations(ConfigReader config) {
+        this.config = config;
+    }
+
+    /** Resolves and checks {@code method} of {@code beanClass}; problems go to {@code problems}. */
+    void register(Class<?> beanClass, Method method, Locked locked, List<String> problems) {
+        create(beanClass, method, locked, problems).ifPresent(operation -> operations.put(new Key(beanClass, method), operation));
+    }
+
+    /**
+     * The operation for a call. Beans seen at deployment were resolved then; any other (e.g. a bean
+     * added in an unusual way) is resolved once, on its first call, with the same rules.
+     *
+     * @throws LockConfigurationException when such a late method's {@code @Locked} is invalid
+     */
+    LockedOperation get(Class<?> beanClass, Method method) {
+        LockedOperation known = operations.get(new Key(beanClass, method));
+        if (known != null) {
+            return known;
+        }
+        return operations.computeIfAbsent(new Key(beanClass, method), key -> {
+            Locked locked = Optional.ofNullable(method.getAnnotation(Locked.class))
+                    .orElseGet(() -> beanClass.getAnnotation(Locked.class));
+            if (locked == null) {
+                locked = method.getDeclaringClass().getAnnotation(Locked.class);
+            }
+            if (locked == null) {
+                throw new LockConfigurationException("No @Locked found on " + label(method) + " of " + beanClass.getName()
+                        + " although the mongolock interceptor was called for it; the binding may come from a stereotype,"
+                        + " which mongolock does not support: put @Locked on the method or class.");
+            }
+            List<String> problems = new ArrayList<>();
+            Optional<LockedOperation> operation = create(beanClass, method, locked, problems);
+            if (operation.isEmpty()) {
+                throw new LockConfigurationException(String.join("\n", problems));
+            }
+            return operation.get();
+        });
+    }
+
+    /**
+     * The operation for a call whose bean is unknown (the container gave no {@code @Intercepted} bean):
+     * the one registered for the most specific bean class that {@code target} is an instance of
+     * (the target may be a container-generated subclass), else resolved for the declaring class.
+     */
+    LockedOperation get(Object target, Method method) {
+        return byTargetClass.computeIfAbsent(new Key(target.getClass(), method), key -> {
+            Class<?> best = null;
+            LockedOperation found = null;
+            for (Map.Entry<Key, LockedOperation> entry : operations.entrySet()) {
+                Class<?> beanClass = entry.getKey().beanClass();
+                if (entry.getKey().method().equals(method) && beanClass.isInstance(target)
+                        && (best == null || best.isAssignableFrom(beanClass))) {
+                    best = beanClass;
+                    found = entry.getValue();
+                }
+            }
+            return found != null ? found : get(method.getDeclaringClass(), method);
+        });
+    }
+
+    /** The operations resolved so far, by bean class and method; for diagnostics and tests. */
+    Optional<LockedOperation> find(Class<?> beanClass, Method method) {
+        return Optional.ofNullable(operations.get(new Key(beanClass, method)));
+    }
+
+    int size() {
+        return operations.size();
+    }
+
+    private Optional<LockedOperation> create(Class<?> beanClass, Method method, Locked locked, List<String> problems) {
+        int before = problems.size();
+        String label = label(method);
+        Optional<NameTemplate> name = NameTemplate.parse(locked.value(), method, label, problems);
+        Optional<Duration> wait = lookup(beanClass, method, WAIT_TIME, problems)
+                .flatMap(key -> config.waitTime(key, problems))
+                .or(() -> locked.waitTime().isBlank() ? Optional.empty()
+                        : ConfigReader.waitTime("@Locked(waitTime) on " + label, locked.waitTime(), problems));
+        Optional<Duration> lease = lookup(beanClass, method, LEASE_TIME, problems)
+                .flatMap(key -> config.lease(key, problems))
+                .or(() -> locked.leaseTime().isBlank() ? Optional.empty()
+                        : ConfigReader.lease("@Locked(leaseTime) on " + label, locked.leaseTime(), problems));
+        ReturnKind returns = ReturnKind.of(method.getReturnType());
+        if (locked.onBusy() == Locked.OnBusy.SKIP && !returns.skippable()) {
+            problems.add(CdiMessages.skipNotPossible(label, method.getGenericReturnType().getTypeName()));
+        }
+        if (problems.size() > before) {
+            return Optional.empty();
+        }
+        LockOptions options = LockOptions.defaults();
+        if (wait.isPresent()) {
+            options = options.waitTime(wait.get());
+        }
+        if (lease.isPresent()) {
+            options = options.leaseTime(lease.get());
+        }
+        return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), returns));
+    }
+
+    /** The most specific override key that is set, if any. */
+    private Optional<String> lookup(Class<?> beanClass, Method method, String member, List<String> problems) {
+        String[] keys = {
+            beanClass.getName() + "/" + method.getName() + "/Locked/" + member,
+            beanClass.getName() + "/Locked/" + member,
+            "Locked/" + member
+        };
+        for (String key : keys) {
+            if (config.text(key, problems).isPresent()) {
+                return Optional.of(key);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** {@code com.acme.Billing.charge(String, long)} */
+    static String label(Method method) {
+        return method.getDeclaringClass().getName() + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+}

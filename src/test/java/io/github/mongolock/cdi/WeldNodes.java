@@ -1,0 +1,48 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.testing.TestMongo;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.util.HashMap;
+import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+
+/** Boots Weld SE containers ("nodes") with mongolock's extension and a SmallRye Config of their own. */
+final class WeldNodes {
+
+    private WeldNodes() {
+    }
+
+    /** A SmallRye Config holding exactly {@code values}. */
+    static Config config(Map<String, String> values) {
+        return new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(values, "test", 400))
+                .build();
+    }
+
+    /** Connection settings for {@code database} on the test MongoDB, plus {@code extra}. */
+    static Map<String, String> settings(TestMongo mongo, String database, String... extra) {
+        Map<String, String> values = new HashMap<>();
+        values.put("mongolock.uri", mongo.uri());
+        values.put("mongolock.database", database);
+        for (int i = 0; i < extra.length; i += 2) {
+            values.put(extra[i], extra[i + 1]);
+        }
+        return values;
+    }
+
+    /** A container with discovery off, the given bean classes, and the extension reading {@code values}. */
+    static Weld weld(String id, Map<String, String> values, Class<?>... beans) {
+        return new Weld(id)
+                .disableDiscovery()
+                .property("org.jboss.weld.se.shutdownHook", false)
+                .addBeanClasses(beans)
+                .addExtension(new MongoLockExtension(config(values)));
+    }
+
+    static WeldContainer start(String id, Map<String, String> values, Class<?>... beans) {
+        return weld(id, values, beans).initialize();
+    }
+}

@@ -1,0 +1,122 @@
+package io.github.mongolock.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.mongo.MongoReleaseFeed;
+import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Waiters on locks held by another manager ("machine") are woken by the change stream, or poll when there is none. */
+@ExtendWith(MongoBackend.class)
+class PushWakeUpTest {
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private LockCoordinator node(String label, MongoCollection<Document> collection, boolean push, RetryBackoff backoff) {
+        MongoLockStore store = new MongoLockStore(collection);
+        ReleaseFeed feed = push ? new MongoReleaseFeed(store.collection(), "feed-" + label) : ReleaseFeed.NONE;
+        LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of(), feed, backoff);
+        closeables.add(coordinator);
+        return coordinator;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    /** Holder releases while the waiter is parked; returns how long after the release the waiter had the lock. */
+    private static double handoffMillis(LockCoordinator holder, LockCoordinator waiter, BooleanSupplier waiterReady)
+            throws Exception {
+        LockSession held = holder.acquire("job");
+        CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+            try (LockSession session = waiter.acquire("job", Duration.ofSeconds(30))) {
+                assertEquals(held.fencingToken() + 1, session.fencingToken());
+                return System.nanoTime();
+            }
+        });
+        await(waiterReady, "the waiter is parked");
+        Thread.sleep(200); // let its backoff grow
+        long releasedAt = System.nanoTime();
+        held.close();
+        return (acquiredAt.get(30, TimeUnit.SECONDS) - releasedAt) / 1e6;
+    }
+
+    @Test
+    void aReleaseOnAnotherMachineWakesTheWaiterThroughTheChangeStream(TestMongo mongo) throws Exception {
+        MongoCollection<Document> locks = mongo.collection(mongo.freshDatabase(), "locks");
+        // 10 s backoff: without a push the waiter could not get the lock for at least 5 s.
+        RetryBackoff slow = new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10));
+        LockCoordinator holder = node("holder", locks, true, slow);
+        LockCoordinator waiter = node("waiter", locks, true, slow);
+        assertEquals(ReleaseFeed.Status.IDLE, waiter.releaseFeedStatus(), "no stream before the first remote wait");
+        double first = handoffMillis(holder, waiter, () -> waiter.releaseFeedStatus() == ReleaseFeed.Status.PUSHING);
+        double second = handoffMillis(holder, waiter, () -> true);
+        System.out.printf("[push wake-up] backend %s: handoff to another manager %.1f ms, then %.1f ms (backoff 10 s)%n",
+                mongo.kind(), first, second);
+        assertTrue(first < 5_000 && second < 5_000, "woken by the change stream: " + first + " / " + second + " ms");
+        assertEquals(ReleaseFeed.Status.IDLE, holder.releaseFeedStatus(), "a manager that never waited opened no stream");
+    }
+
+    @Test
+    void withoutChangeStreamsWaitersFallBackToPolling() throws Exception {
+        MongoServer noOplog = new MongoServer(new MemoryBackend()); // change streams refused
+        noOplog.bind("127.0.0.1", 0);
+        closeables.add(noOplog::shutdownNow);
+        MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + noOplog.getLocalAddress().getPort());
+        closeables.add(client);
+        MongoCollection<Document> locks = client.getDatabase("fallback").getCollection("locks");
+        LockCoordinator holder = node("holder", locks, true, RetryBackoff.standard());
+        LockCoordinator waiter = node("waiter", locks, true, RetryBackoff.standard());
+        double millis = handoffMillis(holder, waiter, () -> waiter.releaseFeedStatus() == ReleaseFeed.Status.UNAVAILABLE);
+        System.out.printf("[polling fallback] change streams unavailable; handoff by polling took %.1f ms%n", millis);
+        assertEquals(ReleaseFeed.Status.UNAVAILABLE, waiter.releaseFeedStatus());
+        assertTrue(millis < 5_000, "polling (10-500 ms backoff) still hands the lock over: " + millis + " ms");
+    }
+
+    @Test
+    void theBuilderWiresTheFeedAndCanTurnItOff(TestMongo mongo) {
+        String database = mongo.freshDatabase();
+        try (MongoLockManager pushing = MongoLockManager.builder().client(mongo.client()).database(database).build();
+             MongoLockManager polling = MongoLockManager.builder().client(mongo.client()).database(database)
+                     .pushWakeUp(false).build()) {
+            assertEquals(ReleaseFeed.Status.IDLE, pushing.pushWakeUpStatus());
+            assertEquals(ReleaseFeed.Status.UNAVAILABLE, polling.pushWakeUpStatus());
+            try (LockSession held = pushing.acquire("job")) {
+                assertTrue(polling.tryAcquire("job", io.github.mongolock.LockOptions.defaults()
+                        .waitTime(Duration.ofMillis(200))).isEmpty());
+                assertTrue(held.isHeld());
+            }
+        }
+    }
+}
