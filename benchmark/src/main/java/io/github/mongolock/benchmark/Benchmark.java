@@ -75,10 +75,9 @@ public final class Benchmark {
         report.line("Run " + Instant.now() + " on " + machine() + ".");
         report.line("MongoDB: " + (standIn
                 ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on 127.0.0.1"
-                : "MONGOLOCK_BENCH_URI") + ". Push wake-up in this build of mongolock: "
-                + (WakeUpMode.pushAvailable() ? "yes (`pushWakeUp(boolean)`)" : "no (polling only)") + ".");
+                : "MONGOLOCK_BENCH_URI") + ".");
         System.out.println("mongolock benchmark: " + (standIn ? "stand-in at " + uri : "MONGOLOCK_BENCH_URI")
-                + ", database " + database + ", push wake-up " + (WakeUpMode.pushAvailable() ? "available" : "not available"));
+                + ", database " + database);
         try {
             if (enabled("single")) {
                 singleClient(uri, database);
@@ -146,14 +145,14 @@ public final class Benchmark {
                     Stats.format(toShedLock.median(), 2),
                     commands(result.acquireCommands()), commands(result.releaseCommands())));
         }
-        report.table(List.of("case", "median µs/cycle", "range over rounds", "x limit: median (range)", "x ShedLock",
+        report.table(List.of("case", "median µs per cycle", "range of round medians", "x limit: median (range)", "x ShedLock",
                 "round trips: acquire", "round trips: release"), rows);
         report.line("Ratios are taken within each round (same seconds of machine time), then the median over rounds.");
 
-        String main = WakeUpMode.pushAvailable() ? "mongolock-PUSH" : "mongolock-POLL";
+        String main = "mongolock-PUSH"; // the default configuration
         double vsLimit = ratioToLimit.get(main).median();
         report.target("uncontended acquire + close <= 1.15x the limit", Stats.format(vsLimit, 2) + "x ("
-                        + (WakeUpMode.pushAvailable() ? "push" : "polling") + " manager; polling manager "
+                        + "default manager (push wake-up on); polling-only manager "
                         + Stats.format(ratioToLimit.get("mongolock-POLL").median(), 2) + "x)",
                 vsLimit <= 1.15);
         double vsShed = ratioToShedLock.get(main).median();
@@ -197,8 +196,7 @@ public final class Benchmark {
         children.add(b);
         a.expect(Protocol.READY, Duration.ofSeconds(60));
         b.expect(Protocol.READY, Duration.ofSeconds(60));
-        List<WakeUpMode> modes = WakeUpMode.pushAvailable() ? List.of(WakeUpMode.PUSH, WakeUpMode.POLL)
-                : List.of(WakeUpMode.POLL);
+        List<WakeUpMode> modes = List.of(WakeUpMode.PUSH, WakeUpMode.POLL);
         if (enabled("handoff")) {
             handoff(a, b, modes);
         }
@@ -213,6 +211,9 @@ public final class Benchmark {
         List<Integer> holds = List.of(10, 250);
         System.out.println("Case 4: handoff, " + handoffs + " per mode and hold time, in " + rounds + " interleaved rounds");
         Map<String, List<Double>> latencies = new LinkedHashMap<>();
+        for (WakeUpMode mode : modes) {
+            handoffs(a, b, mode, "handoff-warm-up", 20, 6); // JIT, connections, and the push feed's first start
+        }
         for (int round = 0; round < rounds; round++) {
             for (int m = 0; m < modes.size(); m++) {
                 WakeUpMode mode = modes.get((m + round) % modes.size());
@@ -237,16 +238,18 @@ public final class Benchmark {
         }
         report.table(List.of("wake-up", "waiter parked for (hold)", "p50 ms", "p99 ms", "max ms", "p50 / polling p50"), rows);
         report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum.");
-        if (WakeUpMode.pushAvailable()) {
-            Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
-            Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + holds.get(1)));
-            report.target("handoff p50 <= 5 ms with push (loopback)", Stats.format(push.percentile(50), 2)
-                    + " ms after a " + holds.get(1) + " ms hold (polling: " + Stats.format(poll.percentile(50), 1)
-                    + " ms, " + Stats.format(poll.percentile(50) / push.percentile(50), 1) + "x slower)",
-                    push.percentile(50) <= 5.0);
-        } else {
-            report.target("handoff p50 <= 5 ms with push (loopback)", "push wake-up not in this build", null);
-        }
+        Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
+        Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + holds.get(1)));
+        report.target("handoff p50 <= 5 ms with push (loopback)", Stats.format(push.percentile(50), 2)
+                + " ms after a " + holds.get(1) + " ms hold (polling: " + Stats.format(poll.percentile(50), 1)
+                + " ms, " + Stats.format(poll.percentile(50) / push.percentile(50), 1) + "x slower)",
+                push.percentile(50) <= 5.0);
+        report.line("Push wake-up status of the workers' push managers at the end: A " + status(a) + ", B " + status(b) + ".");
+    }
+
+    private static String status(ChildJvm worker) {
+        worker.send("STATUS PUSH -");
+        return worker.expect("STATUS", Duration.ofSeconds(10));
     }
 
     private static List<Double> handoffs(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis, int count)

@@ -32,9 +32,9 @@ import org.bson.conversions.Bson;
 
 /**
  * Cases 1 to 3, on one client in the benchmark's JVM, one thread, one document each (each case on
- * its own collection, so none pays for another's documents where the server scans). Rounds
- * interleave the cases, rotating their order, so machine noise hits them alike; each round times
- * a batch of lock cycles per case. Round trips are counted on the measuring thread only.
+ * its own collection, so none pays for another's documents where the server scans). Cycles of
+ * the cases alternate one by one, so machine noise hits them alike. Round trips are counted on the
+ * measuring thread only.
  */
 final class SingleClientCases {
 
@@ -107,16 +107,13 @@ final class SingleClientCases {
 
         // 3. mongolock, in each wake-up mode this build offers, and re-entry under an outer hold.
         for (WakeUpMode mode : WakeUpMode.values()) {
-            if (mode == WakeUpMode.PUSH && !WakeUpMode.pushAvailable()) {
-                continue;
-            }
             MongoLockManager manager = mode.apply(MongoLockManager.builder().client(client).database(database)
                     .collection("single_" + mode.name().toLowerCase(java.util.Locale.ROOT))).build();
             managers.add(manager);
             cases.add(new Case("mongolock-" + mode.name(), "mongolock acquire + close (" + mode.label + " wake-up)",
                     sessionCycle(manager, "uncontended")));
         }
-        MongoLockManager reentrant = managers.get(0);
+        MongoLockManager reentrant = managers.get(0); // the default configuration (push wake-up on)
         reentrantOuter = reentrant.acquire("reentrant");
         cases.add(new Case("reentrant", "mongolock re-entrant acquire + close (outer hold kept)",
                 sessionCycle(reentrant, "reentrant")));
@@ -136,22 +133,35 @@ final class SingleClientCases {
         };
     }
 
+    /**
+     * Each round runs {@code opsPerRound} cycles of every case, interleaved cycle by cycle (the
+     * order rotating each round), and keeps the median cycle time per case: a preemption or GC
+     * pause on this shared machine spoils one cycle, not a whole case's batch.
+     */
     List<Result> run(int warmUpRounds, int rounds, int opsPerRound) {
         Map<Case, List<Double>> times = new LinkedHashMap<>();
         cases.forEach(c -> times.put(c, new ArrayList<>()));
         Map<Case, Map<String, Long>> acquireCommands = new LinkedHashMap<>();
         Map<Case, Map<String, Long>> releaseCommands = new LinkedHashMap<>();
+        int n = cases.size();
         for (int round = 0; round < warmUpRounds + rounds; round++) {
-            for (int i = 0; i < cases.size(); i++) {
-                Case current = cases.get((i + round) % cases.size()); // rotate who goes first
-                Cycle cycle = current.cycle();
-                long start = System.nanoTime();
-                for (int op = 0; op < opsPerRound; op++) {
+            double[][] cycles = new double[n][opsPerRound];
+            for (int op = 0; op < opsPerRound; op++) {
+                for (int i = 0; i < n; i++) {
+                    int index = (i + round + op) % n; // rotate who goes first
+                    Cycle cycle = cases.get(index).cycle();
+                    long start = System.nanoTime();
                     cycle.release(cycle.acquire());
+                    cycles[index][op] = (System.nanoTime() - start) / 1_000.0;
                 }
-                long elapsed = System.nanoTime() - start;
-                if (round >= warmUpRounds) {
-                    times.get(current).add(elapsed / 1_000.0 / opsPerRound);
+            }
+            if (round >= warmUpRounds) {
+                for (int i = 0; i < n; i++) {
+                    List<Double> sample = new ArrayList<>(opsPerRound);
+                    for (double micros : cycles[i]) {
+                        sample.add(micros);
+                    }
+                    times.get(cases.get(i)).add(new Stats(sample).median());
                 }
             }
             if (round == warmUpRounds - 1 || warmUpRounds == 0 && round == 0) {

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
  * WAIT mode name            acquire on a new thread          -> WAITING, later ACQUIRED nanoTime
  * RELEASE mode name         t = nanoTime(); close()          -> RELEASED t
  * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
+ * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * </pre>
  * {@code nanoTime} values are compared across the two processes: on one Linux machine
  * {@link System#nanoTime()} reads the same monotonic clock in every process.
@@ -44,9 +45,6 @@ public final class Worker {
 
     private Worker(String uri, String database, String label) {
         for (WakeUpMode mode : WakeUpMode.values()) {
-            if (mode == WakeUpMode.PUSH && !WakeUpMode.pushAvailable()) {
-                continue;
-            }
             CommandCounter counter = CommandCounter.allThreads();
             MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(uri)).addCommandListener(counter)
@@ -106,6 +104,7 @@ public final class Worker {
                 session.close();
                 reply("RELEASED " + releasing);
             }
+            case "STATUS" -> reply("STATUS " + manager.pushWakeUpStatus());
             case "CONTEND" -> contend(mode, manager, Arrays.copyOfRange(command, 2, command.length));
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
         }
