@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  * RELEASE mode name         t = nanoTime(); close()          -> RELEASED t
  * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
+ * RESET mode -              close and rebuild that manager  -> RESET
  * </pre>
  * {@code nanoTime} values are compared across the two processes: on one Linux machine
  * {@link System#nanoTime()} reads the same monotonic clock in every process.
@@ -41,20 +42,29 @@ public final class Worker {
     private final Map<WakeUpMode, MongoLockManager> managers = new EnumMap<>(WakeUpMode.class);
     private final Map<WakeUpMode, CommandCounter> counters = new EnumMap<>(WakeUpMode.class);
     private final Map<String, LockSession> sessions = new ConcurrentHashMap<>();
-    private final List<MongoClient> clients = new ArrayList<>();
+    private final Map<WakeUpMode, MongoClient> clients = new EnumMap<>(WakeUpMode.class);
+
+    private final String database;
+    private final String label;
 
     private Worker(String uri, String database, String label) {
+        this.database = database;
+        this.label = label;
         for (WakeUpMode mode : WakeUpMode.values()) {
             CommandCounter counter = CommandCounter.allThreads();
             MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(uri)).addCommandListener(counter)
                     .applyToConnectionPoolSettings(pool -> pool.maxSize(32)).build());
-            clients.add(client);
+            clients.put(mode, client);
             counters.put(mode, counter);
-            managers.put(mode, mode.apply(MongoLockManager.builder().client(client).database(database)
-                    .collection("workers_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
-                    .leaseTime(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(10))).build());
+            managers.put(mode, newManager(mode));
         }
+    }
+
+    private MongoLockManager newManager(WakeUpMode mode) {
+        return mode.apply(MongoLockManager.builder().client(clients.get(mode)).database(database)
+                .collection("workers_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
+                .leaseTime(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(10))).build();
     }
 
     public static void main(String[] args) throws Exception {
@@ -70,7 +80,7 @@ public final class Worker {
             }
         } finally {
             worker.managers.values().forEach(MongoLockManager::close);
-            worker.clients.forEach(MongoClient::close);
+            worker.clients.values().forEach(MongoClient::close);
         }
         System.exit(0);
     }
@@ -105,6 +115,13 @@ public final class Worker {
                 reply("RELEASED " + releasing);
             }
             case "STATUS" -> reply("STATUS " + manager.pushWakeUpStatus());
+            case "RESET" -> {
+                // A fresh manager: stops the previous one's change stream, so its background
+                // traffic does not run on through the other mode's measurements.
+                manager.close();
+                managers.put(mode, newManager(mode));
+                reply("RESET");
+            }
             case "CONTEND" -> contend(mode, manager, Arrays.copyOfRange(command, 2, command.length));
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
         }
