@@ -9,6 +9,7 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.MongoLockManager;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,8 @@ public final class RenewalProbe {
         CommandCounter renewerCommands = new CommandCounter(thread -> thread.getName().startsWith("mongolock-renewer-"));
         CommandCounter allCommands = CommandCounter.allThreads();
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-        int threadsBeforeManager = Thread.activeCount();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean(); // all live threads of the JVM
+        int threadsBeforeManager = threads.getThreadCount();
         MongoClient client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .addCommandListener(renewerCommands).addCommandListener(allCommands).build());
@@ -68,7 +70,7 @@ public final class RenewalProbe {
             names.add("held-" + i);
         }
         List<LockSession> sessions = new ArrayList<>(locks);
-        int threadsBefore = Thread.activeCount();
+        int threadsBefore = threads.getThreadCount();
         long heapBefore = usedHeapAfterGc(memory);
         allCommands.reset();
         renewerCommands.reset();
@@ -79,7 +81,7 @@ public final class RenewalProbe {
         long acquiredAt = System.nanoTime();
         long acquireCommands = allCommands.total();
         long heapAfter = usedHeapAfterGc(memory);
-        int threadsAfter = Thread.activeCount();
+        int threadsAfter = threads.getThreadCount();
         boolean renewedDuringAcquisition = renewerCommands.total() > 0;
         renewerCommands.reset();
 
