@@ -43,7 +43,7 @@ public final class Benchmark {
         int status = 0;
         try {
             new Benchmark(options).run();
-        } catch (RuntimeException failed) {
+        } catch (Exception failed) {
             failed.printStackTrace();
             status = 1;
         }
@@ -63,38 +63,24 @@ public final class Benchmark {
         String external = System.getenv("MONGOLOCK_BENCH_URI");
         boolean standIn = external == null || external.isBlank();
         String database = "mongolock_bench_" + Long.toHexString(System.currentTimeMillis());
-        String uri;
-        ChildJvm server = null;
-        if (standIn) {
-            server = ChildJvm.start("stand-in", List.of("-Xms512m", "-Xmx2g"), StandInServer.class);
-            children.add(server);
-            uri = "mongodb://127.0.0.1:" + server.expect(Protocol.PORT, Duration.ofSeconds(60));
-        } else {
-            uri = external;
-        }
         report.line("Run " + Instant.now() + " on " + machine() + ".");
         report.line("MongoDB: " + (standIn
-                ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on 127.0.0.1"
+                ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on"
+                + " 127.0.0.1, a fresh one per section (see docs/benchmark.md: its change streams scan the whole oplog)"
                 : "MONGOLOCK_BENCH_URI") + ".");
-        System.out.println("mongolock benchmark: " + (standIn ? "stand-in at " + uri : "MONGOLOCK_BENCH_URI")
+        System.out.println("mongolock benchmark: " + (standIn ? "stand-in (one per section)" : "MONGOLOCK_BENCH_URI")
                 + ", database " + database);
-        try {
-            if (enabled("single")) {
-                singleClient(uri, database);
-            }
-            if (enabled("handoff") || enabled("contended")) {
-                twoProcesses(uri, database);
-            }
-            if (enabled("renewal")) {
-                renewal(uri, database, standIn);
-            }
-        } finally {
-            try (MongoClient cleanup = MongoClients.create(uri)) {
-                cleanup.getDatabase(database).drop();
-            } catch (RuntimeException ignored) {
-                // best effort: the stand-in goes away anyway
-            }
-            children.forEach(ChildJvm::close);
+        if (enabled("single")) {
+            withMongo(external, database, uri -> singleClient(uri, database));
+        }
+        if (enabled("handoff")) {
+            withMongo(external, database, uri -> twoProcesses(uri, database, true));
+        }
+        if (enabled("contended")) {
+            withMongo(external, database, uri -> twoProcesses(uri, database, false));
+        }
+        if (enabled("renewal")) {
+            withMongo(external, database, uri -> renewal(uri, database, standIn));
         }
         report.line("");
         report.line("Load average at the end: " + loadAverage() + ".");
@@ -108,6 +94,40 @@ public final class Benchmark {
             System.out.println("(also written to " + file.toAbsolutePath() + ")");
         } catch (IOException notWritten) {
             System.out.println("(could not write target/benchmark-results.md: " + notWritten.getMessage() + ")");
+        }
+    }
+
+    interface Section {
+        void run(String uri) throws Exception;
+    }
+
+    /**
+     * Runs one section against {@code MONGOLOCK_BENCH_URI}, or against a stand-in of its own: the
+     * stand-in's change-stream getMore scans its whole oplog, so the writes of earlier sections
+     * would slow the push wake-up of later ones; real MongoDB reads on from the resume point.
+     */
+    private void withMongo(String external, String database, Section section) throws Exception {
+        ChildJvm server = null;
+        String uri = external;
+        if (external == null || external.isBlank()) {
+            server = ChildJvm.start("stand-in", List.of("-Xms512m", "-Xmx2g"), StandInServer.class);
+            children.add(server);
+            uri = "mongodb://127.0.0.1:" + server.expect(Protocol.PORT, Duration.ofSeconds(60));
+        }
+        try {
+            section.run(uri);
+        } finally {
+            if (server == null) {
+                try (MongoClient cleanup = MongoClients.create(uri)) {
+                    cleanup.getDatabase(database).drop();
+                } catch (RuntimeException ignored) {
+                    // best effort
+                }
+            }
+            // Workers and probes first, the stand-in they talk to last.
+            for (int i = children.size() - 1; i >= 0; i--) {
+                children.remove(i).close();
+            }
         }
     }
 
@@ -143,11 +163,15 @@ public final class Benchmark {
                     Stats.format(toLimit.median(), 2) + " (" + Stats.format(toLimit.min(), 2) + "-"
                             + Stats.format(toLimit.max(), 2) + ")",
                     Stats.format(toShedLock.median(), 2),
+                    Stats.format(new Stats(result.commandMicros()).median(), 0),
+                    Stats.format(new Stats(result.clientMicros()).median(), 0),
                     commands(result.acquireCommands()), commands(result.releaseCommands())));
         }
         report.table(List.of("case", "median µs per cycle", "range of round medians", "x limit: median (range)", "x ShedLock",
-                "round trips: acquire", "round trips: release"), rows);
-        report.line("Ratios are taken within each round (same seconds of machine time), then the median over rounds.");
+                "µs in driver commands", "µs on the client", "round trips: acquire", "round trips: release"), rows);
+        report.line("Cycles of all cases alternate one by one; per round the median cycle is kept, ratios are taken"
+                + " within each round, then the median over rounds. \"µs in driver commands\" is the driver's own"
+                + " send-to-reply time of the cycle's commands (network + server); \"on the client\" is the rest.");
 
         String main = "mongolock-PUSH"; // the default configuration
         double vsLimit = ratioToLimit.get(main).median();
@@ -189,7 +213,7 @@ public final class Benchmark {
 
     // ---- cases 4-5 --------------------------------------------------------------------------
 
-    private void twoProcesses(String uri, String database) throws InterruptedException {
+    private void twoProcesses(String uri, String database, boolean handoff) throws InterruptedException {
         ChildJvm a = ChildJvm.start("worker-A", List.of("-Xmx256m"), Worker.class, uri, database, "worker-A");
         children.add(a);
         ChildJvm b = ChildJvm.start("worker-B", List.of("-Xmx256m"), Worker.class, uri, database, "worker-B");
@@ -197,10 +221,9 @@ public final class Benchmark {
         a.expect(Protocol.READY, Duration.ofSeconds(60));
         b.expect(Protocol.READY, Duration.ofSeconds(60));
         List<WakeUpMode> modes = List.of(WakeUpMode.PUSH, WakeUpMode.POLL);
-        if (enabled("handoff")) {
+        if (handoff) {
             handoff(a, b, modes);
-        }
-        if (enabled("contended")) {
+        } else {
             contended(a, b, modes);
         }
     }
@@ -211,6 +234,7 @@ public final class Benchmark {
         List<Integer> holds = List.of(10, 250);
         System.out.println("Case 4: handoff, " + handoffs + " per mode and hold time, in " + rounds + " interleaved rounds");
         Map<String, List<Double>> latencies = new LinkedHashMap<>();
+        List<String> feedTraffic = new ArrayList<>();
         for (WakeUpMode mode : modes) {
             handoffs(a, b, mode, "handoff-warm-up", 20, 6); // JIT and connections
         }
@@ -219,7 +243,18 @@ public final class Benchmark {
                 WakeUpMode mode = modes.get((m + round) % modes.size());
                 for (int hold : holds) {
                     List<Double> sample = latencies.computeIfAbsent(mode.name() + " " + hold, k -> new ArrayList<>());
+                    counts(a, mode);
+                    counts(b, mode);
+                    long blockStart = System.nanoTime();
                     sample.addAll(handoffs(a, b, mode, "handoff-" + hold, hold, handoffs / rounds));
+                    if (mode == WakeUpMode.PUSH && round == rounds - 1) {
+                        double seconds = (System.nanoTime() - blockStart) / 1e9;
+                        Map<String, String> ca = keyValues(counts(a, mode));
+                        Map<String, String> cb = keyValues(counts(b, mode));
+                        feedTraffic.add(String.format(Locale.ROOT, "%d ms hold: %.0f getMore/s per manager, mean %s ms each",
+                                hold, (Long.parseLong(ca.get("getMore")) + Long.parseLong(cb.get("getMore"))) / 2 / seconds,
+                                ca.get("getMoreMeanMs")));
+                    }
                 }
             }
             System.out.printf("  handoff round %d/%d done%n", round + 1, rounds);
@@ -237,13 +272,19 @@ public final class Benchmark {
             }
         }
         report.table(List.of("wake-up", "waiter parked for (hold)", "p50 ms", "p99 ms", "max ms", "p50 / polling p50"), rows);
-        report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum.");
+        report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum."
+                + " Change-stream traffic of the push feeds (last push block per hold time): " + feedTraffic + ".");
         Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
         Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + holds.get(1)));
         report.target("handoff p50 <= 5 ms with push (loopback)", Stats.format(push.percentile(50), 2)
                 + " ms after a " + holds.get(1) + " ms hold (polling: " + Stats.format(poll.percentile(50), 1)
                 + " ms, " + Stats.format(poll.percentile(50) / push.percentile(50), 1) + "x slower)",
                 push.percentile(50) <= 5.0);
+    }
+
+    private static String counts(ChildJvm worker, WakeUpMode mode) {
+        worker.send("COUNTS " + mode + " -");
+        return worker.expect("COUNTS", Duration.ofSeconds(10));
     }
 
     private static String status(ChildJvm worker) {
@@ -315,7 +356,8 @@ public final class Benchmark {
                     Map<String, String> ra = keyValues(a.expect(Protocol.RESULT, timeout));
                     Map<String, String> rb = keyValues(b.expect(Protocol.RESULT, timeout));
                     if (mode == WakeUpMode.PUSH) {
-                        feedStatus.add(status(a) + "/" + status(b));
+                        feedStatus.add(status(a) + "/" + status(b) + " getMore " + ra.get("getMoreMeanMs") + "/"
+                                + rb.get("getMoreMeanMs") + " ms");
                     }
                     reset(a, mode);
                     reset(b, mode);
@@ -354,8 +396,8 @@ public final class Benchmark {
         report.table(List.of("names", "wake-up", "acquisitions/s: median (range)", "/ polling", "share A / B",
                 "commands per acquisition (without getMore)", "commands, all rounds", "waits cut off at the end"), rows);
         report.line("Each acquisition is acquire + close. Commands are counted at both workers' drivers; getMore is the"
-                + " change stream (push) and is shown but not counted per acquisition. Push wake-up status (A/B) at the"
-                + " end of each push round: " + feedStatus + ".");
+                + " change stream (push) and is shown but not counted per acquisition. Push wake-up status (A/B) and mean"
+                + " getMore time at the end of each push round: " + feedStatus + ".");
     }
 
     private static void addCommands(Map<String, Long> into, String rendered) {

@@ -23,6 +23,7 @@ final class CommandCounter implements CommandListener {
     private final ConcurrentHashMap<String, LongAdder> maxElapsedNanos = new ConcurrentHashMap<>();
     private volatile long lastStartedNanos;
     private volatile long lastSucceededNanos;
+    private final LongAdder elapsedTotal = new LongAdder();
 
     CommandCounter(Predicate<Thread> counted) {
         this.counted = counted;
@@ -44,6 +45,7 @@ final class CommandCounter implements CommandListener {
     public void commandSucceeded(CommandSucceededEvent event) {
         if (counted.test(Thread.currentThread())) {
             long nanos = event.getElapsedTime(TimeUnit.NANOSECONDS);
+            elapsedTotal.add(nanos);
             elapsedNanos.computeIfAbsent(event.getCommandName(), name -> new LongAdder()).add(nanos);
             LongAdder max = maxElapsedNanos.computeIfAbsent(event.getCommandName(), name -> new LongAdder());
             synchronized (max) {
@@ -79,6 +81,18 @@ final class CommandCounter implements CommandListener {
             total -= count(command);
         }
         return total;
+    }
+
+    /** The driver-measured time of all counted commands so far (send to reply), never reset. */
+    long elapsedTotalNanos() {
+        return elapsedTotal.sum();
+    }
+
+    /** Mean driver-measured time of one command of that name since the last reset, in ms. */
+    double meanElapsedMillis(String command) {
+        LongAdder total = elapsedNanos.get(command);
+        long count = count(command);
+        return total == null || count == 0 ? Double.NaN : total.sum() / 1e6 / count;
     }
 
     long maxElapsedNanos(String command) {

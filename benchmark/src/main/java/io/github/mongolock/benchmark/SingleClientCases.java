@@ -48,8 +48,13 @@ final class SingleClientCases {
     record Case(String key, String label, Cycle cycle) {
     }
 
-    record Result(Case lockCase, List<Double> microsPerOp, Map<String, Long> acquireCommands,
-                  Map<String, Long> releaseCommands) {
+    /**
+     * Per measured round: the median cycle time, and the medians of its two parts, the time inside
+     * the driver's commands (send to reply, as the driver's command events report it) and the rest
+     * (the library's and the benchmark's own work on the client).
+     */
+    record Result(Case lockCase, List<Double> microsPerOp, List<Double> commandMicros, List<Double> clientMicros,
+                  Map<String, Long> acquireCommands, Map<String, Long> releaseCommands) {
     }
 
     static final String LIMIT = "limit";
@@ -140,28 +145,43 @@ final class SingleClientCases {
      */
     List<Result> run(int warmUpRounds, int rounds, int opsPerRound) {
         Map<Case, List<Double>> times = new LinkedHashMap<>();
-        cases.forEach(c -> times.put(c, new ArrayList<>()));
+        Map<Case, List<Double>> inCommands = new LinkedHashMap<>();
+        Map<Case, List<Double>> onClient = new LinkedHashMap<>();
+        cases.forEach(c -> {
+            times.put(c, new ArrayList<>());
+            inCommands.put(c, new ArrayList<>());
+            onClient.put(c, new ArrayList<>());
+        });
         Map<Case, Map<String, Long>> acquireCommands = new LinkedHashMap<>();
         Map<Case, Map<String, Long>> releaseCommands = new LinkedHashMap<>();
         int n = cases.size();
         for (int round = 0; round < warmUpRounds + rounds; round++) {
             double[][] cycles = new double[n][opsPerRound];
+            double[][] commandParts = new double[n][opsPerRound];
             for (int op = 0; op < opsPerRound; op++) {
                 for (int i = 0; i < n; i++) {
                     int index = (i + round + op) % n; // rotate who goes first
                     Cycle cycle = cases.get(index).cycle();
+                    long inDriver = counter.elapsedTotalNanos();
                     long start = System.nanoTime();
                     cycle.release(cycle.acquire());
                     cycles[index][op] = (System.nanoTime() - start) / 1_000.0;
+                    commandParts[index][op] = (counter.elapsedTotalNanos() - inDriver) / 1_000.0;
                 }
             }
             if (round >= warmUpRounds) {
                 for (int i = 0; i < n; i++) {
                     List<Double> sample = new ArrayList<>(opsPerRound);
-                    for (double micros : cycles[i]) {
-                        sample.add(micros);
+                    List<Double> commandSample = new ArrayList<>(opsPerRound);
+                    List<Double> clientSample = new ArrayList<>(opsPerRound);
+                    for (int op = 0; op < opsPerRound; op++) {
+                        sample.add(cycles[i][op]);
+                        commandSample.add(commandParts[i][op]);
+                        clientSample.add(cycles[i][op] - commandParts[i][op]);
                     }
                     times.get(cases.get(i)).add(new Stats(sample).median());
+                    inCommands.get(cases.get(i)).add(new Stats(commandSample).median());
+                    onClient.get(cases.get(i)).add(new Stats(clientSample).median());
                 }
             }
             if (round == warmUpRounds - 1 || warmUpRounds == 0 && round == 0) {
@@ -179,7 +199,8 @@ final class SingleClientCases {
         }
         List<Result> results = new ArrayList<>();
         for (Case c : cases) {
-            results.add(new Result(c, times.get(c), acquireCommands.get(c), releaseCommands.get(c)));
+            results.add(new Result(c, times.get(c), inCommands.get(c), onClient.get(c), acquireCommands.get(c),
+                    releaseCommands.get(c)));
         }
         return results;
     }

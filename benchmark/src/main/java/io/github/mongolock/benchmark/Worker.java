@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.LongAdder;
  * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
+ * COUNTS mode -             getMore count and mean time since the last COUNTS -> COUNTS getMore=.. getMoreMeanMs=..
  * </pre>
  * {@code nanoTime} values are compared across the two processes: on one Linux machine
  * {@link System#nanoTime()} reads the same monotonic clock in every process.
@@ -115,6 +116,12 @@ public final class Worker {
                 reply("RELEASED " + releasing);
             }
             case "STATUS" -> reply("STATUS " + manager.pushWakeUpStatus());
+            case "COUNTS" -> {
+                CommandCounter counter = counters.get(mode);
+                reply(String.format(Locale.ROOT, "COUNTS getMore=%d getMoreMeanMs=%.2f", counter.count("getMore"),
+                        counter.meanElapsedMillis("getMore")));
+                counter.reset();
+            }
             case "RESET" -> {
                 // A fresh manager: stops the previous one's change stream, so its background
                 // traffic does not run on through the other mode's measurements.
@@ -164,8 +171,9 @@ public final class Worker {
             thread.join();
         }
         long elapsed = System.nanoTime() - startAt;
-        reply(String.format(Locale.ROOT, "%s ops=%d timeouts=%d elapsedMs=%d commands=%s", Protocol.RESULT, ops.sum(),
-                timeouts.sum(), elapsed / 1_000_000, counter.counts().toString().replace(" ", "")));
+        reply(String.format(Locale.ROOT, "%s ops=%d timeouts=%d elapsedMs=%d getMoreMeanMs=%.1f commands=%s",
+                Protocol.RESULT, ops.sum(), timeouts.sum(), elapsed / 1_000_000, counter.meanElapsedMillis("getMore"),
+                counter.counts().toString().replace(" ", "")));
     }
 
     private static synchronized void reply(String line) {
