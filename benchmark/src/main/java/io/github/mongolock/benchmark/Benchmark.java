@@ -330,8 +330,8 @@ public final class Benchmark {
     }
 
     private void contended(ChildJvm a, ChildJvm b, List<WakeUpMode> modes) {
-        int millis = intOption("contend-ms", 2500);
-        int rounds = intOption("contend-rounds", 2);
+        int millis = intOption("contend-ms", 2000);
+        int rounds = intOption("contend-rounds", 3);
         int threads = 8;
         List<Integer> nameCounts = List.of(1, 1000);
         List<String> feedStatus = new ArrayList<>();
@@ -340,6 +340,17 @@ public final class Benchmark {
         report.heading("5. Contended throughput, 2 processes x " + threads + " threads, " + millis + " ms per round, "
                 + rounds + " interleaved rounds");
         List<List<String>> rows = new ArrayList<>();
+        for (WakeUpMode mode : modes) {
+            // Not kept: JIT, connection pools and the stand-in's first documents of a fresh section.
+            long startAt = System.nanoTime() + 500_000_000L;
+            String command = "CONTEND " + mode + " contend-warm-up 100 " + threads + " 1000 " + startAt;
+            a.send(command);
+            b.send(command);
+            a.expect(Protocol.RESULT, Duration.ofSeconds(60));
+            b.expect(Protocol.RESULT, Duration.ofSeconds(60));
+            reset(a, mode);
+            reset(b, mode);
+        }
         for (int names : nameCounts) {
             Map<WakeUpMode, List<Double>> rates = new LinkedHashMap<>();
             Map<WakeUpMode, long[]> totals = new LinkedHashMap<>();

@@ -29,6 +29,7 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.bson.types.ObjectId;
 
 /**
  * Cases 1 to 3, on one client in the benchmark's JVM, one thread, one document each (each case on
@@ -91,6 +92,32 @@ final class SingleClientCases {
             public void release(Object held) {
                 if (raw.updateOne(rawOwned, rawFree).getMatchedCount() != 1) {
                     throw new IllegalStateException("the limit's release matched nothing");
+                }
+            }
+        }));
+
+        // 1b. Attribution: the raw driver sending mongolock's exact commands (same filters, same update
+        // documents, a new lease id each time). Its distance to the limit is the cost of the richer
+        // document on this server; mongolock's distance to it is the library's own work on the client.
+        MongoCollection<Document> same = db.getCollection("limit_mongolock_shape").withWriteConcern(WriteConcern.MAJORITY);
+        String sameOwner = "host-1234-abcd:0123abcd:1";
+        long[] version = {0};
+        cases.add(new Case("same-commands", "raw driver sending mongolock's exact commands", new Cycle() {
+            @Override
+            public Object acquire() {
+                Bson take = combine(set("owner", sameOwner), set("holds", 1),
+                        set("leaseId", new ObjectId().toHexString()), set("leaseMs", 30_000L), inc("version", 1L),
+                        inc("token", 1L), currentDate("acquiredAt"), currentDate("renewedAt"));
+                Document before = same.findOneAndUpdate(and(eq("_id", "same"), eq("holds", 0)), take, upsert);
+                version[0] = before == null ? 1 : ((Number) before.get("version")).longValue() + 1;
+                return before;
+            }
+
+            @Override
+            public void release(Object held) {
+                if (same.updateOne(and(eq("_id", "same"), eq("owner", sameOwner), eq("version", version[0])),
+                        combine(set("owner", null), set("holds", 0), inc("version", 1L))).getMatchedCount() != 1) {
+                    throw new IllegalStateException("the release matched nothing");
                 }
             }
         }));
