@@ -173,6 +173,13 @@ public final class Benchmark {
                 + " within each round, then the median over rounds. \"µs in driver commands\" is the driver's own"
                 + " send-to-reply time of the cycle's commands (network + server); \"on the client\" is the rest.");
 
+        SingleClientCases.Result sameCommands = find(results, "same-commands");
+        SingleClientCases.Result defaultManager = find(results, "mongolock-PUSH");
+        report.line("");
+        report.line("Where mongolock's gap to the limit goes (medians of per-round differences): the richer document"
+                + " (raw driver with mongolock's commands minus the limit) " + Stats.format(differences(sameCommands, limit), 0)
+                + " µs per cycle; the library's own work (mongolock minus the raw driver with its commands) "
+                + Stats.format(differences(defaultManager, sameCommands), 0) + " µs per cycle.");
         String main = "mongolock-PUSH"; // the default configuration
         double vsLimit = ratioToLimit.get(main).median();
         report.target("uncontended acquire + close <= 1.15x the limit", Stats.format(vsLimit, 2) + "x ("
@@ -190,6 +197,14 @@ public final class Benchmark {
 
     private static SingleClientCases.Result find(List<SingleClientCases.Result> results, String key) {
         return results.stream().filter(r -> r.lockCase().key().equals(key)).findFirst().orElseThrow();
+    }
+
+    private static double differences(SingleClientCases.Result result, SingleClientCases.Result base) {
+        List<Double> differences = new ArrayList<>();
+        for (int i = 0; i < result.microsPerOp().size(); i++) {
+            differences.add(result.microsPerOp().get(i) - base.microsPerOp().get(i));
+        }
+        return new Stats(differences).median();
     }
 
     private static Stats ratios(SingleClientCases.Result result, SingleClientCases.Result base) {
