@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Case 6, in a JVM of its own so its heap holds nothing but one manager and its locks: acquires N
@@ -87,7 +88,7 @@ public final class RenewalProbe {
 
         // The first renewal is due lease/3 after the first acquisition; wait for it to start and end.
         long interval = lease.toNanos() / 3;
-        long deadline = start + interval + lease.toNanos() * 2;
+        long deadline = start + interval * 2 + Duration.ofMinutes(2).toNanos();
         while (renewerCommands.total() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
@@ -100,6 +101,19 @@ public final class RenewalProbe {
         long runMillis = (renewalEnded - renewalStarted) / 1_000_000;
         long settle = Math.max(0, Math.min(renewalStarted + interval - System.nanoTime(), 2_000_000_000L));
         Thread.sleep(settle / 1_000_000);
+        String renewerState = "-";
+        if (renewerCommands.total() == 0) {
+            // No renewal seen: say what the renewal thread is doing, for the report.
+            for (Map.Entry<Thread, StackTraceElement[]> entry : Thread.getAllStackTraces().entrySet()) {
+                if (entry.getKey().getName().startsWith("mongolock-renewer-")) {
+                    StringBuilder frames = new StringBuilder(entry.getKey().getState().toString());
+                    for (int i = 0; i < Math.min(6, entry.getValue().length); i++) {
+                        frames.append("<").append(entry.getValue()[i]);
+                    }
+                    renewerState = frames.toString().replace(" ", "");
+                }
+            }
+        }
         int stillHeld = 0;
         for (LockSession session : sessions) {
             stillHeld += session.isHeld() ? 1 : 0;
@@ -107,12 +121,12 @@ public final class RenewalProbe {
         System.out.printf(Locale.ROOT, "%s locks=%d leaseMs=%d intervalMs=%d acquireMs=%d acquireCommands=%d"
                         + " heapBytesPerLock=%.0f threadsBeforeManager=%d threadsBefore=%d threadsAfter=%d"
                         + " renewalSeen=%b renewalCommands=%d renewalUpdates=%d renewalCommandNames=%s renewalMs=%d"
-                        + " renewalMaxUpdateMs=%d stillHeld=%d renewedDuringAcquisition=%b%n",
+                        + " renewalMaxUpdateMs=%d stillHeld=%d renewedDuringAcquisition=%b renewerState=%s%n",
                 Protocol.RESULT, locks, lease.toMillis(), interval / 1_000_000, (acquiredAt - start) / 1_000_000,
                 acquireCommands, (heapAfter - heapBefore) / (double) locks, threadsBeforeManager, threadsBefore,
                 threadsAfter, renewalStarted != 0 && renewalEnded >= renewalStarted, renewerCommands.total(),
                 renewerCommands.count("update"), renewerCommands.counts().toString().replace(" ", ""), runMillis,
-                renewerCommands.maxElapsedNanos("update") / 1_000_000, stillHeld, renewedDuringAcquisition);
+                renewerCommands.maxElapsedNanos("update") / 1_000_000, stillHeld, renewedDuringAcquisition, renewerState);
     }
 
     private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {
