@@ -96,13 +96,19 @@ public final class RenewalProbe {
         while (renewerCommands.lastSucceededNanos() < renewalStarted && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        // Whatever else the renewer sends before the next interval belongs to this run too (e.g. a check read).
         long renewalEnded = renewerCommands.lastSucceededNanos();
         long runMillis = (renewalEnded - renewalStarted) / 1_000_000;
-        long settle = Math.max(0, Math.min(renewalStarted + interval - System.nanoTime(), 2_000_000_000L));
-        Thread.sleep(settle / 1_000_000);
+        // Count what the renewal thread sends within this interval (e.g. a check read after a
+        // partial match), stopping short of the next run, which starts one interval after this one.
+        long windowEnd = Math.max(renewalStarted + interval * 9 / 10, renewalEnded + 1);
+        while (System.nanoTime() < windowEnd) {
+            Thread.sleep(10);
+        }
+        long renewalCommandCount = renewerCommands.total();
+        long renewalUpdateCount = renewerCommands.count("update");
+        String renewalCommandNames = renewerCommands.counts().toString().replace(" ", "");
         String renewerState = "-";
-        if (renewerCommands.total() == 0) {
+        if (renewalCommandCount == 0) {
             // No renewal seen: say what the renewal thread is doing, for the report.
             for (Map.Entry<Thread, StackTraceElement[]> entry : Thread.getAllStackTraces().entrySet()) {
                 if (entry.getKey().getName().startsWith("mongolock-renewer-")) {
@@ -124,8 +130,8 @@ public final class RenewalProbe {
                         + " renewalMaxUpdateMs=%d stillHeld=%d renewedDuringAcquisition=%b renewerState=%s%n",
                 Protocol.RESULT, locks, lease.toMillis(), interval / 1_000_000, (acquiredAt - start) / 1_000_000,
                 acquireCommands, (heapAfter - heapBefore) / (double) locks, threadsBeforeManager, threadsBefore,
-                threadsAfter, renewalStarted != 0 && renewalEnded >= renewalStarted, renewerCommands.total(),
-                renewerCommands.count("update"), renewerCommands.counts().toString().replace(" ", ""), runMillis,
+                threadsAfter, renewalStarted != 0 && renewalEnded >= renewalStarted, renewalCommandCount,
+                renewalUpdateCount, renewalCommandNames, runMillis,
                 renewerCommands.maxElapsedNanos("update") / 1_000_000, stillHeld, renewedDuringAcquisition, renewerState);
     }
 
