@@ -66,6 +66,7 @@ public final class Benchmark {
         boolean standIn = external == null || external.isBlank();
         String database = "mongolock_bench_" + Long.toHexString(System.currentTimeMillis());
         report.line("Run " + Instant.now() + " on " + machine() + ".");
+        report.line("mongolock under test: " + libraryJar() + ".");
         report.line("MongoDB: " + (standIn
                 ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on"
                 + " 127.0.0.1; its oplog is emptied before each two-process block (see docs/benchmark.md)"
@@ -513,6 +514,25 @@ public final class Benchmark {
         return Runtime.getRuntime().availableProcessors() + " CPUs (shared with other builds), "
                 + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", Java "
                 + System.getProperty("java.version") + ", load average at the start " + loadAverage();
+    }
+
+    /** Which build of the library this run loaded: its jar's name, size and SHA-256 prefix. */
+    private static String libraryJar() {
+        try {
+            Path jar = Path.of(io.github.mongolock.MongoLockManager.class.getProtectionDomain().getCodeSource()
+                    .getLocation().toURI());
+            if (!Files.isRegularFile(jar)) {
+                return jar.toString();
+            }
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(jar));
+            StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < 6; i++) {
+                hex.append(String.format("%02x", digest[i]));
+            }
+            return jar.getFileName() + " (" + Files.size(jar) + " bytes, sha256 " + hex + "...)";
+        } catch (Exception unknown) {
+            return "unknown (" + unknown + ")";
+        }
     }
 
     private static String loadAverage() {
