@@ -2,7 +2,8 @@ package io.github.mongolock;
 
 /**
  * Told about acquisitions, releases and lost leases of one manager. Called on the thread that
- * acquired or released, and on the renewal thread for lost leases: keep it short and non-blocking.
+ * acquired or released, and on the manager's {@code mongolock-notices} thread for losses found by a
+ * renewal (so a slow listener never delays renewals): keep it short all the same.
  * An exception thrown by a listener is logged and never affects the lock.
  */
 @FunctionalInterface

@@ -47,12 +47,14 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(10);
 
     private final LockCoordinator coordinator;
-    private final MongoClient ownedClient;
+    private final MongoClient client;
+    private final boolean ownsClient;
     private final String instanceId;
 
-    private MongoLockManager(LockCoordinator coordinator, MongoClient ownedClient, String instanceId) {
+    private MongoLockManager(LockCoordinator coordinator, MongoClient client, boolean ownsClient, String instanceId) {
         this.coordinator = coordinator;
-        this.ownedClient = ownedClient;
+        this.client = client;
+        this.ownsClient = ownsClient;
         this.instanceId = instanceId;
     }
 
@@ -95,6 +97,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         return instanceId;
     }
 
+    /**
+     * Whether the driver currently knows a MongoDB server it can write locks to. Costs no I/O: it is
+     * the view of the driver's server monitor, refreshed every heartbeat (10 s by default,
+     * {@code heartbeatFrequencyMS}) and at once when an operation fails. Backs the readiness check.
+     */
+    public boolean isStoreAvailable() {
+        return client.getClusterDescription().hasWritableServer();
+    }
+
     /** What the push wake-up is doing: {@code IDLE} until this manager first waits for a lock held elsewhere. */
     public ReleaseFeed.Status pushWakeUpStatus() {
         return coordinator.releaseFeedStatus();
@@ -111,8 +122,8 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         try {
             coordinator.close();
         } finally {
-            if (ownedClient != null) {
-                ownedClient.close();
+            if (ownsClient) {
+                client.close();
             }
         }
     }
@@ -231,7 +242,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
                     MonotonicClock.system(), listeners, feed);
-            return new MongoLockManager(coordinator, ownedClient, id);
+            return new MongoLockManager(coordinator, effective, ownedClient != null, id);
         }
 
         private static ConnectionString parse(String uri) {
@@ -266,18 +277,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                 throw new LockConfigurationException("Database name \"" + databaseName + "\" is not valid: "
                         + invalid.getMessage(), invalid);
             }
-            if (collectionName.isEmpty() || collectionName.contains("$") || collectionName.contains("\0")
-                    || collectionName.startsWith("system.")) {
-                throw new LockConfigurationException("Collection name \"" + collectionName + "\" is not valid: it must be"
-                        + " non-empty, without '$' or NUL, and must not start with \"system.\".");
-            }
+            LockArguments.collectionProblem(collectionName).ifPresent(rule -> {
+                throw new LockConfigurationException("Collection name \"" + collectionName + "\" is not valid: " + rule);
+            });
         }
 
         private static String checkInstanceId(String id) {
-            if (id.isBlank() || id.length() > 128 || id.contains("\0")) {
-                throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: it must be 1 to 128"
-                        + " characters, not blank, without NUL.");
-            }
+            LockArguments.instanceIdProblem(id).ifPresent(rule -> {
+                throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: " + rule);
+            });
             return id;
         }
 

@@ -14,7 +14,7 @@ import java.util.Optional;
  * by the container at shutdown: events are muted, renewals stop and held locks are released; an
  * application-owned {@code MongoClient} is left open. Thread-safe.
  */
-final class ApplicationLockManager implements LockManager {
+final class ApplicationLockManager implements LockManager, LockStoreStatus {
 
     private final MongoLockManager delegate;
     private final LockEventBridge events;
@@ -54,12 +54,23 @@ final class ApplicationLockManager implements LockManager {
         return delegate.inspect(name);
     }
 
-    String instanceId() {
+    @Override
+    public String instanceId() {
         return delegate.instanceId();
     }
 
     String currentOwner() {
         return delegate.currentOwner();
+    }
+
+    @Override
+    public boolean storeAvailable() {
+        return delegate.isStoreAvailable();
+    }
+
+    @Override
+    public String pushWakeUp() {
+        return delegate.pushWakeUpStatus().name();
     }
 
     void close() {

@@ -63,7 +63,13 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
             CompletionStage<?> stage = (CompletionStage<?>) result;
             // whenComplete's stage completes after the release, with the method's outcome; a release failure
             // (a lost lease) fails it, or is added as suppressed to the method's own failure.
-            CompletionStage<?> released = stage.whenComplete((value, failure) -> session.close());
+            CompletionStage<?> released;
+            try {
+                released = stage.whenComplete((value, failure) -> session.close());
+            } catch (RuntimeException | Error refused) {
+                closeAfter(refused, session); // an odd stage type that takes no callback: do not leak the lock
+                throw refused;
+            }
             return returns == ReturnKind.STAGE ? released : stage;
         }
         session.close();

@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  * Tolerance): {@code <bean class>/<method>/Locked/<member>}, {@code <bean class>/Locked/<member>},
  * {@code Locked/<member>}, the annotation's member, and finally the manager's default
  * ({@code mongolock.wait-time} / {@code mongolock.lease-time}), where {@code <member>} is
- * {@code wait-time} or {@code lease-time}. Thread-safe: built on the deployment thread, read by
+ * {@code wait-time} or {@code lease-time}. Except: a {@code SKIP} method with no wait time set
+ * anywhere but {@code mongolock.wait-time} does not wait ({@code PT0S}). Thread-safe: built on the deployment thread, read by
  * any thread afterwards.
  */
 final class LockedOperations {
@@ -64,8 +65,8 @@ final class LockedOperations {
             }
             if (locked == null) {
                 throw new LockConfigurationException("No @Locked found on " + label(method) + " of " + beanClass.getName()
-                        + " although the mongolock interceptor was called for it; the binding may come from a stereotype,"
-                        + " which mongolock does not support: put @Locked on the method or class.");
+                        + " although the mongolock interceptor was called for it, and the bean was not seen when the"
+                        + " application deployed: put @Locked on the method or the bean class.");
             }
             List<String> problems = new ArrayList<>();
             Optional<LockedOperation> operation = create(beanClass, method, locked, problems);
@@ -128,6 +129,10 @@ final class LockedOperations {
         LockOptions options = LockOptions.defaults();
         if (wait.isPresent()) {
             options = options.waitTime(wait.get());
+        } else if (locked.onBusy() == Locked.OnBusy.SKIP) {
+            // "Skip if busy" means now: a scheduled job that waited mongolock.wait-time for the
+            // instance that is already running it would simply run again afterwards.
+            options = options.waitTime(Duration.ZERO);
         }
         if (lease.isPresent()) {
             options = options.leaseTime(lease.get());

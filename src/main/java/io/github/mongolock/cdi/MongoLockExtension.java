@@ -26,9 +26,11 @@ import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.enterprise.inject.spi.configurator.AnnotatedTypeConfigurator;
 import jakarta.enterprise.util.AnnotationLiteral;
 import java.lang.System.Logger.Level;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -110,7 +112,7 @@ public class MongoLockExtension implements Extension {
     }
 
     /** Every managed bean and (a subtype event) session bean: resolve its {@code @Locked} methods. */
-    void lockedMethods(@Observes ProcessManagedBean<?> bean) {
+    void lockedMethods(@Observes ProcessManagedBean<?> bean, BeanManager beans) {
         prepare();
         if (bean.getBean() instanceof jakarta.enterprise.inject.spi.Interceptor<?>
                 || bean.getBean() instanceof jakarta.enterprise.inject.spi.Decorator<?>) {
@@ -118,17 +120,41 @@ public class MongoLockExtension implements Extension {
         }
         AnnotatedType<?> type = bean.getAnnotatedBeanClass();
         Class<?> beanClass = bean.getBean().getBeanClass();
-        Locked onClass = type.getAnnotation(Locked.class);
+        Locked onClass = type.isAnnotationPresent(Locked.class) ? type.getAnnotation(Locked.class)
+                : fromStereotypes(type.getAnnotations(), beans, new HashSet<>());
         for (AnnotatedMethod<?> annotated : type.getMethods()) {
             Method method = annotated.getJavaMember();
-            Locked locked = annotated.isAnnotationPresent(Locked.class) ? annotated.getAnnotation(Locked.class) : onClass;
+            boolean onMethod = annotated.isAnnotationPresent(Locked.class);
+            Locked locked = onMethod ? annotated.getAnnotation(Locked.class) : onClass;
             int modifiers = method.getModifiers();
-            if (locked == null || Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers)
+            // A private method is intercepted only as an EJB timer callback (@AroundTimeout), so only its own
+            // @Locked counts; a class-level @Locked does not reach private helpers.
+            if (locked == null || Modifier.isStatic(modifiers) || (Modifier.isPrivate(modifiers) && !onMethod)
                     || method.getDeclaringClass() == Object.class || method.isBridge() || method.isSynthetic()) {
                 continue;
             }
             operations.register(beanClass, method, locked, problems);
         }
+    }
+
+    /** The {@code @Locked} a bean class gets from its stereotypes (which may declare stereotypes themselves), if any. */
+    private static Locked fromStereotypes(Set<Annotation> annotations, BeanManager beans, Set<Class<?>> seen) {
+        for (Annotation annotation : annotations) {
+            Class<? extends Annotation> kind = annotation.annotationType();
+            if (beans.isStereotype(kind) && seen.add(kind)) {
+                Set<Annotation> definition = beans.getStereotypeDefinition(kind);
+                for (Annotation member : definition) {
+                    if (member instanceof Locked locked) {
+                        return locked;
+                    }
+                }
+                Locked nested = fromStereotypes(definition, beans, seen);
+                if (nested != null) {
+                    return nested;
+                }
+            }
+        }
+        return null;
     }
 
     /** Notes whether the application has a {@code @Default MongoClient} bean to use when no URI is configured. */
@@ -153,7 +179,7 @@ public class MongoLockExtension implements Extension {
         LockManagerSettings resolved = settings;
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
-                .types(LockManager.class, Object.class)
+                .types(LockManager.class, LockStoreStatus.class, Object.class)
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> createManager(resolved, lookup))

@@ -3,6 +3,7 @@ package io.github.mongolock.core;
 import io.github.mongolock.LockConfigurationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 
 /** The rules for lock names and durations, checked before anything reaches the store. */
 public final class LockArguments {
@@ -57,6 +58,22 @@ public final class LockArguments {
                     + " is negative: a wait time must be zero (one attempt) or positive (ISO-8601, e.g. PT5S).");
         }
         return wait;
+    }
+
+    /** The rule a lock collection name breaks, if any (MongoDB's rules plus "not a system collection"). */
+    public static Optional<String> collectionProblem(String collection) {
+        if (collection.isEmpty() || collection.contains("$") || collection.contains("\0") || collection.startsWith("system.")) {
+            return Optional.of("a collection name must be non-empty, without '$' or NUL, and must not start with \"system.\".");
+        }
+        return Optional.empty();
+    }
+
+    /** The rule an instance id breaks, if any. */
+    public static Optional<String> instanceIdProblem(String instanceId) {
+        if (instanceId.isBlank() || instanceId.length() > 128 || instanceId.contains("\0")) {
+            return Optional.of("an instance id must be 1 to 128 characters, not blank, without NUL.");
+        }
+        return Optional.empty();
     }
 
     static long saturatedNanos(Duration duration) {

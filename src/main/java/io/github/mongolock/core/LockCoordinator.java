@@ -18,6 +18,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
@@ -43,6 +46,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LeaseRenewer renewer;
     private final ReleaseFeed releaseFeed;
+    /** Delivers losses found in the background, so a slow listener never holds up the renewals; created on first use. */
+    private ExecutorService lossNotices;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -340,6 +345,24 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         if (changed) {
             LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
                     + ", owner " + lock.owner + "): " + reason);
+            notifyLossLater(lock);
+        }
+    }
+
+    private synchronized void notifyLossLater(HeldLock lock) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        if (lossNotices == null) {
+            lossNotices = Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "mongolock-notices-" + ownerPrefix);
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        try {
+            lossNotices.execute(() -> fire(LockEvent.Kind.LEASE_LOST, lock, 0));
+        } catch (RejectedExecutionException closing) {
             fire(LockEvent.Kind.LEASE_LOST, lock, 0);
         }
     }
@@ -371,6 +394,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         closed = true;
         renewer.close();
         releaseFeed.close();
+        synchronized (this) {
+            if (lossNotices != null) {
+                lossNotices.shutdown(); // notices already queued are still delivered
+            }
+        }
         List<String> unreleased = new ArrayList<>();
         for (HeldLock lock : held.values()) {
             lock.mutex.lock();

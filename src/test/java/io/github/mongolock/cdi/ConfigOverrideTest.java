@@ -57,7 +57,30 @@ class ConfigOverrideTest {
         }
     }
 
+    @ApplicationScoped
+    public static class Skipping {
+        @Locked(value = "skip-now", onBusy = Locked.OnBusy.SKIP)
+        public void skipNow() {
+        }
+
+        @Locked(value = "skip-after-override", onBusy = Locked.OnBusy.SKIP)
+        public void skipAfterOverride() {
+        }
+    }
+
     private static final String TUNED = Tuned.class.getName();
+
+    @Test
+    void skipWithoutAWaitTimeSkipsAtOnceButHonoursAnExplicitOne(TestMongo mongo) throws Exception {
+        Map<String, String> config = WeldNodes.settings(mongo, mongo.freshDatabase(),
+                "mongolock.wait-time", "PT30S",
+                Skipping.class.getName() + "/skipAfterOverride/Locked/wait-time", "PT0.4S");
+        try (WeldContainer node = WeldNodes.start("skipping", config, Skipping.class)) {
+            assertEquals(LockOptions.defaults().waitTime(Duration.ZERO), options(node, Skipping.class, "skipNow"),
+                    "mongolock.wait-time (PT30S) is for FAIL; SKIP with no wait time of its own does not wait");
+            assertEquals(LockOptions.defaults().waitTime(Duration.ofMillis(400)), options(node, Skipping.class, "skipAfterOverride"));
+        }
+    }
 
     @Test
     void methodThenClassThenGlobalKeysWinOverTheAnnotation(TestMongo mongo) throws Exception {

@@ -13,11 +13,16 @@ import java.io.StringWriter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigValue;
+import org.eclipse.microprofile.config.spi.ConfigSource;
+import org.eclipse.microprofile.config.spi.Converter;
 import org.jboss.weld.environment.se.Weld;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -70,12 +75,22 @@ class DeploymentErrorTest {
             return 1;
         }
 
+        @Locked(value = "report", onBusy = Locked.OnBusy.SKIP)
+        public LockedInterceptorTest.OwnFuture<String> skipWithOwnStage() {
+            return null;
+        }
+
         @Locked("bad\0name")
         public void nulInName() {
         }
 
         @Locked("fine")
         public void overriddenBadly() {
+        }
+
+        /** As an EJB timer callback (@Schedule) may be: private, intercepted through @AroundTimeout. */
+        @Locked("timer-{0}")
+        private void privateTimer() {
         }
     }
 
@@ -124,6 +139,8 @@ class DeploymentErrorTest {
                         + " must be zero (one attempt) or positive, e.g. PT5S.",
                 "MONGOLOCK-CDI-003: @Locked(\"account-{2}\") on " + BROKEN + ".outOfRange(String) refers to argument {2},"
                         + " but the method has 1 parameter(s) ({0} to {0}).",
+                "MONGOLOCK-CDI-003: @Locked(\"timer-{0}\") on " + BROKEN + ".privateTimer() refers to argument {0},"
+                        + " but the method has 0 parameter(s).",
                 "MONGOLOCK-CDI-004: @Locked(\"account-{acount}\") on " + BROKEN + ".unknownName(String, int) refers to {acount},"
                         + " but the method has no parameter of that name; its parameters are [account, region].",
                 "MONGOLOCK-CDI-006: @Locked(\"account-{0\") on " + BROKEN + ".unclosed(String): the '{' is never closed at index 8.",
@@ -133,6 +150,8 @@ class DeploymentErrorTest {
                 "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithValue(), which returns java.lang.String:"
                         + " a skipped call must return nothing",
                 "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithPrimitive(), which returns int",
+                "MONGOLOCK-CDI-008: @Locked(onBusy = SKIP) on " + BROKEN + ".skipWithOwnStage(), which returns "
+                        + LockedInterceptorTest.OwnFuture.class.getName() + "<java.lang.String>",
                 "MONGOLOCK-CDI-007: @Locked on " + BROKEN + ".nulInName() gives an invalid lock name: Lock name \"bad\\u0000name\""
                         + " contains a NUL character",
                 "MONGOLOCK-CDI-001: " + BROKEN + "/overriddenBadly/Locked/wait-time = \"soon\" is not an ISO-8601 duration");
@@ -141,9 +160,9 @@ class DeploymentErrorTest {
         }
         Map<String, Long> byId = ids(report);
         System.out.println("[mongolock tests] deployment problems reported at once: " + byId);
-        assertEquals(16, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
-        // One definition error each: the class-level override, checked for all 12 methods of Broken, counts once.
-        assertTrue(report.contains("Exception List with 16 exceptions"), report);
+        assertEquals(18, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
+        // One definition error each: the class-level override, checked for all 14 methods of Broken, counts once.
+        assertTrue(report.contains("Exception List with 18 exceptions"), report);
     }
 
     @Test
@@ -169,6 +188,62 @@ class DeploymentErrorTest {
     }
 
     @Test
+    void theDatabaseInTheUriMustBeValid(TestMongo mongo) {
+        String report = deploymentFailure(Map.of("mongolock.uri", mongo.uri() + "/bad%20db"), Fine.class);
+        assertTrue(report.contains("MONGOLOCK-CDI-010: mongolock.uri = \"" + mongo.uri() + "/bad%20db\" is not a valid MongoDB"
+                + " connection string: state should be: databaseName does not contain ' '"), report);
+    }
+
+    @Test
+    void anUnreadableValueIsReported(TestMongo mongo) {
+        Config readable = WeldNodes.config(WeldNodes.settings(mongo, "app"));
+        Config failing = new Config() {
+            @Override
+            public <T> T getValue(String name, Class<T> type) {
+                return readable.getValue(name, type);
+            }
+
+            @Override
+            public ConfigValue getConfigValue(String name) {
+                return readable.getConfigValue(name);
+            }
+
+            @Override
+            public <T> Optional<T> getOptionalValue(String name, Class<T> type) {
+                if (name.equals("mongolock.collection")) {
+                    throw new NoSuchElementException("could not expand ${no.such.key}");
+                }
+                return readable.getOptionalValue(name, type);
+            }
+
+            @Override
+            public Iterable<String> getPropertyNames() {
+                return readable.getPropertyNames();
+            }
+
+            @Override
+            public Iterable<ConfigSource> getConfigSources() {
+                return readable.getConfigSources();
+            }
+
+            @Override
+            public <T> Optional<Converter<T>> getConverter(Class<T> type) {
+                return readable.getConverter(type);
+            }
+
+            @Override
+            public <T> T unwrap(Class<T> type) {
+                return readable.unwrap(type);
+            }
+        };
+        Weld weld = new Weld("unreadable").disableDiscovery().property("org.jboss.weld.se.shutdownHook", false)
+                .addBeanClasses(Fine.class).addExtension(new MongoLockExtension(failing));
+        String report = failureOf(weld);
+        assertTrue(report.contains("MONGOLOCK-CDI-015: Configuration key mongolock.collection could not be read:"
+                + " could not expand ${no.such.key}"), report);
+    }
+
+    @Test
     void invalidSettingsNameTheKeyAndTheValue(TestMongo mongo) {
         Map<String, String> config = WeldNodes.settings(mongo, "bad/db",
                 "mongolock.collection", "system.locks",
@@ -189,7 +264,10 @@ class DeploymentErrorTest {
 
     /** Boots a container that must fail, and answers everything it reported. */
     static String deploymentFailure(Map<String, String> config, Class<?>... beans) {
-        Weld weld = WeldNodes.weld("failing-" + System.nanoTime(), config, beans);
+        return failureOf(WeldNodes.weld("failing-" + System.nanoTime(), config, beans));
+    }
+
+    static String failureOf(Weld weld) {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> weld.initialize().close());
         StringWriter text = new StringWriter();
         failure.printStackTrace(new PrintWriter(text));

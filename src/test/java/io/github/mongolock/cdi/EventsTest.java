@@ -17,6 +17,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -52,6 +53,11 @@ class EventsTest {
             return List.copyOf(events);
         }
 
+        /** The recording list itself, readable after the container is gone. */
+        public List<LockEvent> live() {
+            return events;
+        }
+
         public List<String> threads() {
             return List.copyOf(threads);
         }
@@ -79,6 +85,11 @@ class EventsTest {
         @Locked("observer-fails")
         public String observedBadly() {
             return "ran";
+        }
+
+        @Locked(value = "short-async", leaseTime = "PT0.3S")
+        public CompletableFuture<String> later(CompletableFuture<String> work) {
+            return work;
         }
 
         @Locked(value = "short-lease", leaseTime = "PT0.3S")
@@ -164,7 +175,7 @@ class EventsTest {
             assertTrue(lostAt > 0, "no LEASE_LOST event: " + events);
             LockEvent lost = events.get(lostAt);
             assertEquals(new LockEvent(LockEvent.Kind.LEASE_LOST, "short-lease", acquired.fencingToken(), acquired.owner(), 0), lost);
-            assertTrue(recorder.threads().get(lostAt).startsWith("mongolock-renewer"), recorder.threads().get(lostAt));
+            assertTrue(recorder.threads().get(lostAt).startsWith("mongolock-notices"), recorder.threads().get(lostAt));
             finish.countDown();
             ExecutionException failed = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
             LockLostException lostException = assertInstanceOf(LockLostException.class, failed.getCause());
@@ -174,5 +185,20 @@ class EventsTest {
             finish.countDown();
             caller.shutdownNow();
         }
+    }
+
+    @Test
+    void aStageWhoseLeaseWasLostCompletesWithLockLostException() throws Exception {
+        CompletableFuture<String> work = new CompletableFuture<>();
+        CompletableFuture<String> returned = worker.later(work);
+        mongo.collection(database, "locks").updateOne(eq("_id", "short-async"), set("owner", "someone-else"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (recorder.events().stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        work.complete("done, but unprotected");
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> returned.get(10, TimeUnit.SECONDS));
+        assertEquals("short-async", assertInstanceOf(LockLostException.class, failed.getCause()).lockName());
     }
 }

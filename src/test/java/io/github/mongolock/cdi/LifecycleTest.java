@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
+import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
@@ -30,6 +31,7 @@ import java.lang.annotation.Target;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
@@ -120,11 +122,16 @@ class LifecycleTest {
         CompletableFuture<String> work = new CompletableFuture<>();
         CompletableFuture<String> returned;
         try (MongoLockManager observer = MongoLockManager.builder().client(mongo.client()).database(database).build()) {
-            try (WeldContainer node = WeldNodes.start("shutdown", WeldNodes.settings(mongo, database), Task.class)) {
+            List<LockEvent> events;
+            try (WeldContainer node = WeldNodes.start("shutdown", WeldNodes.settings(mongo, database), Task.class,
+                    EventsTest.Recorder.class)) {
+                events = node.select(EventsTest.Recorder.class).get().live();
                 returned = node.select(Task.class).get().start("1", work);
                 assertTrue(observer.inspect("task-1").isPresent(), "held while the stage is pending");
             }
             assertTrue(observer.inspect("task-1").isEmpty(), "released by the shutdown");
+            assertEquals(List.of(LockEvent.Kind.ACQUIRED), events.stream().map(LockEvent::kind).toList(),
+                    "no events from the shutdown itself");
             work.complete("late");
             assertEquals("late", returned.get(10, TimeUnit.SECONDS), "a release after shutdown is a no-op");
         }

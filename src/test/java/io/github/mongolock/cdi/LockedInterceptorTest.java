@@ -2,9 +2,11 @@ package io.github.mongolock.cdi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockSession;
@@ -15,8 +17,15 @@ import io.github.mongolock.testing.TestMongo;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.context.SessionScoped;
+import jakarta.enterprise.inject.Stereotype;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.io.Serializable;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,15 +72,25 @@ class LockedInterceptorTest {
     RequestBean requestBean;
 
     @Inject
+    SessionBean sessionBean;
+
+    @Inject
+    Invoicing invoicing;
+
+    @Inject
+    StereotypedBean stereotyped;
+
+    @Inject
     LockManager locks;
 
     LockedInterceptorTest(TestMongo mongo) {
         weld = WeldInitiator.from(WeldInitiator.createWeld()
                         .addBeanClasses(Billing.class, Outer.class, Inner.class, ClassLevel.class, InheritingBean.class,
-                                SingletonBean.class, RequestBean.class)
+                                SingletonBean.class, RequestBean.class, SessionBean.class,
+                                InvoicingBean.class, StereotypedBean.class)
                         .addExtension(new MongoLockExtension(WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
                                 "mongolock.wait-time", "PT0.3S")))))
-                .activate(RequestScoped.class)
+                .activate(RequestScoped.class, SessionScoped.class)
                 .build();
     }
 
@@ -151,6 +170,11 @@ class LockedInterceptorTest {
 
         @Locked("async-{0}")
         public CompletableFuture<String> later(String id, CompletableFuture<String> work) {
+            return work;
+        }
+
+        @Locked("async-{0}")
+        public OwnFuture<String> own(String id, OwnFuture<String> work) {
             return work;
         }
 
@@ -245,6 +269,60 @@ class LockedInterceptorTest {
         }
     }
 
+    /** A passivating scope: the interceptor must be passivation capable for this to deploy. */
+    @SessionScoped
+    public static class SessionBean implements Serializable {
+        private static final long serialVersionUID = 1L;
+        @Inject
+        LockManager locks;
+
+        @Locked("session-scoped")
+        public Optional<LockInfo> work() {
+            return locks.inspect("session-scoped");
+        }
+    }
+
+    /** A CompletionStage type of the application's own. */
+    public static class OwnFuture<T> extends CompletableFuture<T> {
+    }
+
+    /** An application's stereotype carrying @Locked. */
+    @Stereotype
+    @Locked("stereotyped-{0}")
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    public @interface OneAtATime {
+    }
+
+    @ApplicationScoped
+    @OneAtATime
+    public static class StereotypedBean {
+        @Inject
+        LockManager locks;
+
+        public Optional<LockInfo> work(String id) {
+            return locks.inspect("stereotyped-" + id);
+        }
+    }
+
+    /** A business interface, as an EJB's local view. */
+    public interface Invoicing {
+        Optional<LockInfo> invoice(String id);
+    }
+
+    /** Shaped like a stateless session bean (Weld SE has no EJB container): stateless, used through its interface. */
+    @Dependent
+    public static class InvoicingBean implements Invoicing {
+        @Inject
+        LockManager locks;
+
+        @Override
+        @Locked("invoice-{id}")
+        public Optional<LockInfo> invoice(String id) {
+            return locks.inspect("invoice-" + id);
+        }
+    }
+
     @Test
     void holdsTheLockWhileTheMethodRunsAndReleasesItAfter() {
         LockInfo during = billing.runInvoices();
@@ -265,6 +343,9 @@ class LockedInterceptorTest {
         assertEquals("account-42", billing.charge("42", 100).name());
         assertEquals("account-null", billing.charge(null, 100).name());
         assertEquals("acct-a/7/{literal}", billing.byName("a", 7).name());
+        LockConfigurationException badArgument = assertThrows(LockConfigurationException.class,
+                () -> billing.charge("nul\0", 1));
+        assertTrue(badArgument.getMessage().contains("NUL"), badArgument.getMessage());
     }
 
     @Test
@@ -358,6 +439,12 @@ class LockedInterceptorTest {
         assertEquals("work failed", thrown.getCause().getMessage());
         assertTrue(locks.inspect("async-2").isEmpty(), "released after an exceptional completion");
 
+        OwnFuture<String> own = new OwnFuture<>();
+        assertSame(own, billing.own("4", own), "another stage type is returned as it is");
+        assertTrue(locks.inspect("async-4").isPresent());
+        own.complete("done");
+        assertTrue(locks.inspect("async-4").isEmpty(), "released when it completed");
+
         assertThrows(IllegalStateException.class, () -> billing.failsAtOnce("3"));
         assertTrue(locks.inspect("async-3").isEmpty(), "released at once when the method throws");
     }
@@ -371,13 +458,17 @@ class LockedInterceptorTest {
     }
 
     @Test
-    void classLevelInheritedPseudoScopedAndRequestScopedBeansAreIntercepted() {
+    void everyKindOfBeanIsIntercepted() {
         assertEquals(1, classLevel.first().orElseThrow().holdCount());
         assertTrue(classLevel.overridden().isPresent(), "the method's @Locked wins");
         assertTrue(locks.inspect("class-level").isEmpty());
         assertEquals("inherited-x", inheriting.work("x").orElseThrow().name());
         assertTrue(singleton.work().isPresent());
         assertTrue(requestBean.work().isPresent());
+        assertTrue(sessionBean.work().isPresent());
+        assertEquals("invoice-9", invoicing.invoice("9").orElseThrow().name());
+        assertEquals("stereotyped-s", stereotyped.work("s").orElseThrow().name());
+        assertTrue(locks.inspect("session-scoped").isEmpty());
         assertTrue(locks.inspect("pseudo-scoped").isEmpty());
         assertTrue(locks.inspect("request-scoped").isEmpty());
     }

@@ -18,6 +18,7 @@ final class WeldNodes {
     /** A SmallRye Config holding exactly {@code values}. */
     static Config config(Map<String, String> values) {
         return new SmallRyeConfigBuilder()
+                .addDefaultInterceptors()
                 .withSources(new PropertiesConfigSource(values, "test", 400))
                 .build();
     }

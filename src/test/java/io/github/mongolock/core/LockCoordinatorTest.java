@@ -175,6 +175,10 @@ class LockCoordinatorTest {
         assertTrue(session.isHeld());
         Thread.sleep(SHORT_LEASE.toMillis() + 300);
         assertFalse(session.isHeld(), "no confirmation for a whole lease: the store may have given it away");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!lostEventFor(session.fencingToken()) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         assertTrue(lostEventFor(session.fencingToken()), "LEASE_LOST fired: " + events);
         assertTrue(scripted.renewCalls.get() >= 2, "renewals were attempted: " + scripted.renewCalls.get());
         assertThrows(LockLostException.class, session::close);

@@ -1,0 +1,67 @@
+package io.github.mongolock.examples.jobs;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.bson.Document;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** The example's own data, kept in the same MongoDB database as the locks. */
+@ApplicationScoped
+public class ExampleData {
+
+    @Inject
+    @ConfigProperty(name = "mongolock.uri")
+    String uri;
+
+    @Inject
+    @ConfigProperty(name = "mongolock.database")
+    String database;
+
+    @Inject
+    @ConfigProperty(name = "example.server-name")
+    String serverName;
+
+    private MongoClient client;
+    private MongoDatabase data;
+
+    @PostConstruct
+    void connect() {
+        client = MongoClients.create(uri);
+        data = client.getDatabase(database);
+    }
+
+    @PreDestroy
+    void disconnect() {
+        client.close();
+    }
+
+    public String serverName() {
+        return serverName;
+    }
+
+    /** One document per counter: {_id, value}. */
+    public MongoCollection<Document> counters() {
+        return data.getCollection("example_counters");
+    }
+
+    /** One document per critical section of the ledger: who, which token, when (System.nanoTime). */
+    public MongoCollection<Document> sections() {
+        return data.getCollection("example_sections");
+    }
+
+    /** One document per charge of an account. */
+    public MongoCollection<Document> charges() {
+        return data.getCollection("example_charges");
+    }
+
+    /** One document per run of the scheduled report. */
+    public MongoCollection<Document> reportRuns() {
+        return data.getCollection("example_report_runs");
+    }
+}

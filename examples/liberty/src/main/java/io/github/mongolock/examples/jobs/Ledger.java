@@ -1,0 +1,64 @@
+package io.github.mongolock.examples.jobs;
+
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.github.mongolock.LockInfo;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.Locked;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import org.bson.Document;
+
+/**
+ * A shared counter updated with a deliberately non-atomic read-modify-write: only the lock keeps
+ * increments from getting lost when every instance of the application calls it at once.
+ */
+@ApplicationScoped
+public class Ledger {
+
+    static final String LOCK = "ledger";
+
+    @Inject
+    LockManager locks;
+
+    @Inject
+    ExampleData data;
+
+    /**
+     * The CDI-bean case: {@code @Locked} with a fixed name; its lease comes from a per-class config
+     * override. Every instance calls it at once, so waits are long: the lock is not fair.
+     */
+    @Locked(value = LOCK, waitTime = "PT60S")
+    public Section increment() {
+        long start = System.nanoTime();
+        LockInfo lock = locks.inspect(LOCK).orElseThrow(() -> new IllegalStateException("not locked"));
+        Document counter = data.counters().find(eq("_id", LOCK)).first();
+        long read = counter == null ? 0 : counter.getLong("value");
+        pause(); // widen the race window: without the lock, concurrent increments would be lost
+        data.counters().updateOne(eq("_id", LOCK), Updates.set("value", read + 1), new UpdateOptions().upsert(true));
+        long end = System.nanoTime();
+        Section section = new Section(data.serverName(), lock.owner(), lock.fencingToken(), read + 1, start, end,
+                Duration.between(Instant.now(), lock.expiresAt()).toMillis());
+        data.sections().insertOne(new Document("server", section.server()).append("owner", section.owner())
+                .append("token", section.token()).append("value", section.value())
+                .append("startNanos", section.startNanos()).append("endNanos", section.endNanos()));
+        return section;
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One critical section, timed with System.nanoTime (one clock for all processes of a machine). */
+    public record Section(String server, String owner, long token, long value, long startNanos, long endNanos,
+                          long leaseLeftMs) {
+    }
+}
