@@ -437,7 +437,7 @@ public final class Benchmark {
             }
         }
         report.table(List.of("names", "wake-up", "acquisitions/s: median (range)", "/ polling", "share A / B",
-                "commands per acquisition (without getMore)", "commands, all rounds", "waits cut off at the end"), rows);
+                "commands per acquisition (without getMore)", "commands, all rounds", "acquires timed out (waited a whole round)"), rows);
         report.line("Each acquisition is acquire + close. Commands are counted at both workers' drivers; getMore is the"
                 + " change stream (push) and is shown but not counted per acquisition. Push wake-up status (A/B) and mean"
                 + " getMore time at the end of each push round: " + feedStatus + ".");

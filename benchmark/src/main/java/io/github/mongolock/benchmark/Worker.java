@@ -142,7 +142,7 @@ public final class Worker {
         long millis = Long.parseLong(args[3]);
         long startAt = Long.parseLong(args[4]);
         LongAdder ops = new LongAdder();
-        LongAdder timeouts = new LongAdder();
+        LongAdder timeouts = new LongAdder(); // waits longer than the whole round: starvation
         long endAt = startAt + millis * 1_000_000L;
         List<Thread> running = new ArrayList<>();
         CommandCounter counter = counters.get(mode);
