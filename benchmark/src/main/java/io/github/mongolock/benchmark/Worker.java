@@ -157,11 +157,15 @@ public final class Worker {
                 }
                 while (System.nanoTime() < endAt) {
                     String name = names == 1 ? prefix : prefix + "-" + ThreadLocalRandom.current().nextInt(names);
-                    try (LockSession session = manager.acquire(name, Duration.ofMillis(Math.max(1, millis)))) {
-                        ops.increment();
+                    LockSession session;
+                    try {
+                        session = manager.acquire(name, Duration.ofMillis(Math.max(1, millis)));
                     } catch (LockTimeoutException late) {
                         timeouts.increment();
+                        continue;
                     }
+                    session.close();
+                    ops.increment();
                 }
             }, "contender-" + t);
             thread.start();
