@@ -264,9 +264,10 @@ public final class Benchmark {
         List<Integer> holds = List.of(10, 250);
         System.out.println("Case 4: handoff, " + handoffs + " per mode and hold time, in " + rounds + " interleaved rounds");
         Map<String, List<Double>> latencies = new LinkedHashMap<>();
+        Map<String, List<Double>> attempts = new LinkedHashMap<>();
         List<String> feedTraffic = new ArrayList<>();
         for (WakeUpMode mode : modes) {
-            handoffs(a, b, mode, "handoff-warm-up", 20, 6); // JIT and connections
+            handoffs(a, b, mode, "handoff-warm-up", 20, 6, new ArrayList<>()); // JIT and connections
         }
         for (int round = 0; round < rounds; round++) {
             for (int m = 0; m < modes.size(); m++) {
@@ -277,7 +278,8 @@ public final class Benchmark {
                     counts(b, mode);
                     clearStandInOplog();
                     long blockStart = System.nanoTime();
-                    sample.addAll(handoffs(a, b, mode, "handoff-" + hold, hold, handoffs / rounds));
+                    sample.addAll(handoffs(a, b, mode, "handoff-" + hold, hold, handoffs / rounds,
+                            attempts.computeIfAbsent(mode.name() + " " + hold, k -> new ArrayList<>())));
                     if (mode == WakeUpMode.PUSH && round == rounds - 1) {
                         double seconds = (System.nanoTime() - blockStart) / 1e9;
                         Map<String, String> ca = keyValues(counts(a, mode));
@@ -297,12 +299,16 @@ public final class Benchmark {
             Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + hold));
             for (WakeUpMode mode : modes) {
                 Stats stats = new Stats(latencies.get(mode.name() + " " + hold));
+                double meanAttempts = attempts.get(mode.name() + " " + hold).stream().mapToDouble(Double::doubleValue)
+                        .average().orElse(Double.NaN);
                 rows.add(List.of(mode.label, hold + " ms", Stats.format(stats.percentile(50), 2),
                         Stats.format(stats.percentile(99), 2), Stats.format(stats.max(), 2),
-                        mode == WakeUpMode.POLL ? "1.00" : Stats.format(stats.percentile(50) / poll.percentile(50), 3)));
+                        mode == WakeUpMode.POLL ? "1.00" : Stats.format(stats.percentile(50) / poll.percentile(50), 3),
+                        Stats.format(meanAttempts, 1)));
             }
         }
-        report.table(List.of("wake-up", "waiter parked for (hold)", "p50 ms", "p99 ms", "max ms", "p50 / polling p50"), rows);
+        report.table(List.of("wake-up", "waiter parked for (hold)", "p50 ms", "p99 ms", "max ms", "p50 / polling p50",
+                "waiter's attempts per handoff (mean)"), rows);
         report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum."
                 + " Change-stream traffic of the push feeds (last push block per hold time): " + feedTraffic + ".");
         Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
@@ -323,8 +329,9 @@ public final class Benchmark {
         return worker.expect("STATUS", Duration.ofSeconds(10));
     }
 
-    private static List<Double> handoffs(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis, int count)
-            throws InterruptedException {
+    /** @param attempts receives, per kept handoff, the waiter's acquisition attempts (findAndModify commands) */
+    private static List<Double> handoffs(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis, int count,
+                                         List<Double> attempts) throws InterruptedException {
         Duration timeout = Duration.ofSeconds(30);
         ChildJvm holder = a;
         ChildJvm waiter = b;
@@ -339,9 +346,11 @@ public final class Benchmark {
             Thread.sleep(holdMillis);
             holder.send("RELEASE " + mode + " " + name);
             long released = Long.parseLong(holder.expect("RELEASED", timeout));
-            long acquired = Long.parseLong(waiter.expect("ACQUIRED", timeout));
+            String[] acquiredAnswer = waiter.expect("ACQUIRED", timeout).split(" ");
+            long acquired = Long.parseLong(acquiredAnswer[0]);
             if (i >= 0) {
                 millis.add((acquired - released) / 1e6);
+                attempts.add(Double.parseDouble(acquiredAnswer[1]));
             }
             ChildJvm swap = holder;
             holder = waiter;

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * HOLD mode name            acquire now                      -> HELD
- * WAIT mode name            acquire on a new thread          -> WAITING, later ACQUIRED nanoTime
+ * WAIT mode name            acquire on a new thread          -> WAITING, later ACQUIRED nanoTime attempts
  * RELEASE mode name         t = nanoTime(); close()          -> RELEASED t
  * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
@@ -42,6 +42,8 @@ public final class Worker {
 
     private final Map<WakeUpMode, MongoLockManager> managers = new EnumMap<>(WakeUpMode.class);
     private final Map<WakeUpMode, CommandCounter> counters = new EnumMap<>(WakeUpMode.class);
+    /** Only the WAIT thread's commands: how many attempts a waiter made before it got the lock. */
+    private final Map<WakeUpMode, CommandCounter> waiterCounters = new EnumMap<>(WakeUpMode.class);
     private final Map<String, LockSession> sessions = new ConcurrentHashMap<>();
     private final Map<WakeUpMode, MongoClient> clients = new EnumMap<>(WakeUpMode.class);
 
@@ -53,8 +55,11 @@ public final class Worker {
         this.label = label;
         for (WakeUpMode mode : WakeUpMode.values()) {
             CommandCounter counter = CommandCounter.allThreads();
+            CommandCounter waiterCounter = new CommandCounter(thread -> thread.getName().equals("waiter"));
+            waiterCounters.put(mode, waiterCounter);
             MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(uri)).addCommandListener(counter)
+                    .addCommandListener(waiterCounter)
                     .applyToConnectionPoolSettings(pool -> pool.maxSize(32)).build());
             clients.put(mode, client);
             counters.put(mode, counter);
@@ -96,13 +101,15 @@ public final class Worker {
                 reply("HELD");
             }
             case "WAIT" -> {
+                CommandCounter attempts = waiterCounters.get(mode);
                 Thread waiter = new Thread(() -> {
+                    attempts.reset();
                     reply("WAITING");
                     try {
                         LockSession session = manager.acquire(name);
                         long acquiredAt = System.nanoTime();
                         sessions.put(mode + name, session);
-                        reply("ACQUIRED " + acquiredAt);
+                        reply("ACQUIRED " + acquiredAt + " " + attempts.count("findAndModify"));
                     } catch (RuntimeException failed) {
                         reply(Protocol.ERROR + " WAIT " + name + ": " + failed);
                     }
