@@ -26,7 +26,8 @@ import java.util.Map;
  * the manager's renewal thread are warmed up on another collection first, so the difference is
  * what the library (and the sessions it returns) keeps per held lock.
  *
- * <p>Arguments: uri database locks leaseMillis. Answers {@code RESULT key=value ...} on stdout.
+ * <p>Arguments: uri database locks leaseMillis. Answers {@code RESULT key=value ...} on stdout;
+ * ends when its standard input ends (the benchmark is gone) or after answering.
  */
 public final class RenewalProbe {
 
@@ -34,6 +35,18 @@ public final class RenewalProbe {
     }
 
     public static void main(String[] args) throws Exception {
+        Thread parentWatch = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // nothing is sent; end of input means the benchmark is gone
+                }
+            } catch (java.io.IOException gone) {
+                // same as end of input
+            }
+            Runtime.getRuntime().halt(1);
+        }, "parent-watch");
+        parentWatch.setDaemon(true);
+        parentWatch.start();
         try {
             run(args[0], args[1], Integer.parseInt(args[2]), Duration.ofMillis(Long.parseLong(args[3])));
         } catch (Throwable failed) {
