@@ -1,0 +1,555 @@
+package io.github.mongolock.benchmark;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs every case in one invocation against one MongoDB and prints markdown tables of ratios
+ * measured side by side (see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
+ * else the stand-in in a JVM of its own. Options are {@code key=value} arguments, e.g.
+ * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal}.
+ */
+public final class Benchmark {
+
+    private final Map<String, String> options;
+    private final Report report = new Report();
+    private final List<ChildJvm> children = new ArrayList<>();
+    /** A client of the stand-in for housekeeping between blocks; null with MONGOLOCK_BENCH_URI. */
+    private MongoClient standInAdmin;
+
+    private Benchmark(Map<String, String> options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (String arg : args) {
+            for (String token : arg.trim().split("\\s+")) {
+                if (!token.isEmpty()) {
+                    String[] pair = token.split("=", 2);
+                    options.put(pair[0], pair.length == 2 ? pair[1] : "true");
+                }
+            }
+        }
+        int status = 0;
+        try {
+            new Benchmark(options).run();
+        } catch (Exception failed) {
+            failed.printStackTrace();
+            status = 1;
+        }
+        System.exit(status); // the shutdown hook kills any child still alive
+    }
+
+    private int intOption(String key, int fallback) {
+        return Integer.parseInt(options.getOrDefault(key, String.valueOf(fallback)));
+    }
+
+    private boolean enabled(String section) {
+        String cases = options.getOrDefault("cases", "single,handoff,contended,renewal");
+        return List.of(cases.split(",")).contains(section);
+    }
+
+    private void run() throws Exception {
+        String external = System.getenv("MONGOLOCK_BENCH_URI");
+        boolean standIn = external == null || external.isBlank();
+        String database = "mongolock_bench_" + Long.toHexString(System.currentTimeMillis());
+        report.line("Run " + Instant.now() + " on " + machine() + ".");
+        report.line("mongolock under test: " + libraryJar() + ".");
+        report.line("MongoDB: " + (standIn
+                ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on"
+                + " 127.0.0.1; its oplog is emptied before each two-process block (see docs/benchmark.md)"
+                : "MONGOLOCK_BENCH_URI") + ".");
+        System.out.println("mongolock benchmark: " + (standIn ? "stand-in" : "MONGOLOCK_BENCH_URI")
+                + ", database " + database);
+        ChildJvm server = standIn ? ChildJvm.start("stand-in", List.of("-Xms512m", "-Xmx2g"), StandInServer.class) : null;
+        String uri = standIn ? "mongodb://127.0.0.1:" + server.expect(Protocol.PORT, Duration.ofSeconds(60)) : external;
+        if (standIn) {
+            standInAdmin = MongoClients.create(uri);
+        }
+        try {
+            if (enabled("single")) {
+                section(() -> singleClient(uri, database));
+            }
+            if (enabled("handoff")) {
+                section(() -> twoProcesses(uri, database, true));
+            }
+            if (enabled("contended")) {
+                section(() -> twoProcesses(uri, database, false));
+            }
+            if (enabled("renewal")) {
+                section(() -> renewal(uri, database, standIn));
+            }
+        } finally {
+            try (MongoClient cleanup = MongoClients.create(uri)) {
+                cleanup.getDatabase(database).drop();
+            } catch (RuntimeException ignored) {
+                // best effort: the stand-in goes away anyway
+            }
+            if (standInAdmin != null) {
+                standInAdmin.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        }
+        report.line("");
+        report.line("Load average at the end: " + loadAverage() + ".");
+        String markdown = report.render();
+        System.out.println();
+        System.out.println(markdown);
+        try {
+            Path file = Path.of("target", "benchmark-results.md");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, markdown);
+            System.out.println("(also written to " + file.toAbsolutePath() + ")");
+        } catch (IOException notWritten) {
+            System.out.println("(could not write target/benchmark-results.md: " + notWritten.getMessage() + ")");
+        }
+    }
+
+    interface Section {
+        void run() throws Exception;
+    }
+
+    /** Runs one section; whatever JVM it forked is ended afterwards, workers and probes alike. */
+    private void section(Section section) throws Exception {
+        try {
+            section.run();
+        } finally {
+            for (int i = children.size() - 1; i >= 0; i--) {
+                children.remove(i).close();
+            }
+        }
+    }
+
+    /**
+     * Stand-in only, called while no change stream is open: empties its oplog. The stand-in's
+     * change-stream getMore scans the whole oplog (about 20 ms per getMore with 20,000 entries on
+     * this machine, 2-3 ms when empty) where real MongoDB reads on from the stream's position, so
+     * without this the push wake-up of each block would pay for every write made before it.
+     */
+    private void clearStandInOplog() {
+        if (standInAdmin != null) {
+            standInAdmin.getDatabase("local").getCollection("oplog.rs").deleteMany(new org.bson.Document());
+        }
+    }
+
+    // ---- cases 1-3 --------------------------------------------------------------------------
+
+    private void singleClient(String uri, String database) {
+        int warmUp = intOption("warmup", 3);
+        int rounds = intOption("rounds", 9);
+        int ops = intOption("ops", 300);
+        System.out.println("Cases 1-3: " + warmUp + " warm-up + " + rounds + " rounds x " + ops + " cycles per case");
+        SingleClientCases single = new SingleClientCases(uri, database);
+        List<SingleClientCases.Result> results;
+        try {
+            results = single.run(warmUp, rounds, ops);
+        } finally {
+            single.close();
+        }
+        SingleClientCases.Result limit = find(results, SingleClientCases.LIMIT);
+        SingleClientCases.Result shedLock = find(results, SingleClientCases.SHEDLOCK);
+        report.heading("1-3. Uncontended lock cycle, one thread (" + rounds + " interleaved rounds x " + ops
+                + " cycles, after " + warmUp + " warm-up rounds)");
+        List<List<String>> rows = new ArrayList<>();
+        Map<String, Stats> ratioToLimit = new LinkedHashMap<>();
+        Map<String, Stats> ratioToShedLock = new LinkedHashMap<>();
+        for (SingleClientCases.Result result : results) {
+            Stats time = new Stats(result.microsPerOp());
+            Stats toLimit = ratios(result, limit);
+            Stats toShedLock = ratios(result, shedLock);
+            ratioToLimit.put(result.lockCase().key(), toLimit);
+            ratioToShedLock.put(result.lockCase().key(), toShedLock);
+            rows.add(List.of(result.lockCase().label(), Stats.format(time.median(), 0),
+                    Stats.format(time.min(), 0) + "-" + Stats.format(time.max(), 0),
+                    Stats.format(toLimit.median(), 2) + " (" + Stats.format(toLimit.min(), 2) + "-"
+                            + Stats.format(toLimit.max(), 2) + ")",
+                    Stats.format(toShedLock.median(), 2),
+                    Stats.format(new Stats(result.commandMicros()).median(), 0),
+                    Stats.format(new Stats(result.clientMicros()).median(), 0),
+                    commands(result.acquireCommands()), commands(result.releaseCommands())));
+        }
+        report.table(List.of("case", "median µs per cycle", "range of round medians", "x limit: median (range)", "x ShedLock",
+                "µs in driver commands", "µs on the client", "round trips: acquire", "round trips: release"), rows);
+        report.line("Cycles of all cases alternate one by one; per round the median cycle is kept, ratios are taken"
+                + " within each round, then the median over rounds. \"µs in driver commands\" is the driver's own"
+                + " send-to-reply time of the cycle's commands (network + server); \"on the client\" is the rest.");
+
+        SingleClientCases.Result sameCommands = find(results, "same-commands");
+        SingleClientCases.Result defaultManager = find(results, "mongolock-PUSH");
+        report.line("");
+        report.line("Where mongolock's gap to the limit goes (medians of per-round differences): the richer document"
+                + " (raw driver with mongolock's commands minus the limit) " + Stats.format(differences(sameCommands, limit), 0)
+                + " µs per cycle; the library's own work (mongolock minus the raw driver with its commands) "
+                + Stats.format(differences(defaultManager, sameCommands), 0) + " µs per cycle.");
+        String main = "mongolock-PUSH"; // the default configuration
+        double vsLimit = ratioToLimit.get(main).median();
+        report.target("uncontended acquire + close <= 1.15x the limit", Stats.format(vsLimit, 2) + "x ("
+                        + "default manager (push wake-up on); polling-only manager "
+                        + Stats.format(ratioToLimit.get("mongolock-POLL").median(), 2) + "x)",
+                vsLimit <= 1.15);
+        double vsShed = ratioToShedLock.get(main).median();
+        report.target("uncontended acquire + close <= ShedLock lock + unlock", Stats.format(vsShed, 2) + "x ShedLock",
+                vsShed <= 1.0);
+        SingleClientCases.Result reentrant = find(results, "reentrant");
+        long reentryTrips = reentrant.acquireCommands().values().stream().mapToLong(Long::longValue).sum();
+        report.target("re-entrant acquire: at most 1 round trip", reentryTrips + " (" + commands(reentrant.acquireCommands())
+                + ")", reentryTrips <= 1);
+    }
+
+    private static SingleClientCases.Result find(List<SingleClientCases.Result> results, String key) {
+        return results.stream().filter(r -> r.lockCase().key().equals(key)).findFirst().orElseThrow();
+    }
+
+    private static double differences(SingleClientCases.Result result, SingleClientCases.Result base) {
+        List<Double> differences = new ArrayList<>();
+        for (int i = 0; i < result.microsPerOp().size(); i++) {
+            differences.add(result.microsPerOp().get(i) - base.microsPerOp().get(i));
+        }
+        return new Stats(differences).median();
+    }
+
+    private static Stats ratios(SingleClientCases.Result result, SingleClientCases.Result base) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < result.microsPerOp().size(); i++) {
+            ratios.add(result.microsPerOp().get(i) / base.microsPerOp().get(i));
+        }
+        return new Stats(ratios);
+    }
+
+    private static String commands(Map<String, Long> counts) {
+        if (counts == null || counts.isEmpty()) {
+            return "0";
+        }
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder text = new StringBuilder().append(total).append(" (");
+        counts.forEach((name, count) -> text.append(count > 1 ? count + "x " : "").append(name).append(", "));
+        text.setLength(text.length() - 2);
+        return text.append(')').toString();
+    }
+
+    // ---- cases 4-5 --------------------------------------------------------------------------
+
+    private void twoProcesses(String uri, String database, boolean handoff) throws InterruptedException {
+        ChildJvm a = ChildJvm.start("worker-A", List.of("-Xmx256m"), Worker.class, uri, database, "worker-A");
+        children.add(a);
+        ChildJvm b = ChildJvm.start("worker-B", List.of("-Xmx256m"), Worker.class, uri, database, "worker-B");
+        children.add(b);
+        a.expect(Protocol.READY, Duration.ofSeconds(60));
+        b.expect(Protocol.READY, Duration.ofSeconds(60));
+        List<WakeUpMode> modes = List.of(WakeUpMode.PUSH, WakeUpMode.POLL);
+        if (handoff) {
+            handoff(a, b, modes);
+        } else {
+            contended(a, b, modes);
+        }
+    }
+
+    private void handoff(ChildJvm a, ChildJvm b, List<WakeUpMode> modes) throws InterruptedException {
+        int handoffs = intOption("handoffs", 40);
+        int rounds = 4;
+        List<Integer> holds = List.of(10, 250);
+        System.out.println("Case 4: handoff, " + handoffs + " per mode and hold time, in " + rounds + " interleaved rounds");
+        Map<String, List<Double>> latencies = new LinkedHashMap<>();
+        Map<String, List<Double>> attempts = new LinkedHashMap<>();
+        List<String> feedTraffic = new ArrayList<>();
+        for (WakeUpMode mode : modes) {
+            handoffs(a, b, mode, "handoff-warm-up", 20, 6, new ArrayList<>()); // JIT and connections
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (int m = 0; m < modes.size(); m++) {
+                WakeUpMode mode = modes.get((m + round) % modes.size());
+                for (int hold : holds) {
+                    List<Double> sample = latencies.computeIfAbsent(mode.name() + " " + hold, k -> new ArrayList<>());
+                    counts(a, mode);
+                    counts(b, mode);
+                    clearStandInOplog();
+                    long blockStart = System.nanoTime();
+                    sample.addAll(handoffs(a, b, mode, "handoff-" + hold, hold, handoffs / rounds,
+                            attempts.computeIfAbsent(mode.name() + " " + hold, k -> new ArrayList<>())));
+                    if (mode == WakeUpMode.PUSH && round == rounds - 1) {
+                        double seconds = (System.nanoTime() - blockStart) / 1e9;
+                        Map<String, String> ca = keyValues(counts(a, mode));
+                        Map<String, String> cb = keyValues(counts(b, mode));
+                        feedTraffic.add(String.format(Locale.ROOT, "%d ms hold: %.0f getMore/s per manager, mean %s ms each",
+                                hold, (Long.parseLong(ca.get("getMore")) + Long.parseLong(cb.get("getMore"))) / 2 / seconds,
+                                ca.get("getMoreMeanMs")));
+                    }
+                }
+            }
+            System.out.printf("  handoff round %d/%d done%n", round + 1, rounds);
+        }
+        report.heading("4. Handoff across two processes (time from the holder's close() to the waiter's acquire()"
+                + " returning; " + handoffs + " handoffs per row, alternating holder, in " + rounds + " interleaved rounds)");
+        List<List<String>> rows = new ArrayList<>();
+        for (int hold : holds) {
+            Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + hold));
+            for (WakeUpMode mode : modes) {
+                Stats stats = new Stats(latencies.get(mode.name() + " " + hold));
+                double meanAttempts = attempts.get(mode.name() + " " + hold).stream().mapToDouble(Double::doubleValue)
+                        .average().orElse(Double.NaN);
+                rows.add(List.of(mode.label, hold + " ms", Stats.format(stats.percentile(50), 2),
+                        Stats.format(stats.percentile(99), 2), Stats.format(stats.max(), 2),
+                        mode == WakeUpMode.POLL ? "1.00" : Stats.format(stats.percentile(50) / poll.percentile(50), 3),
+                        Stats.format(meanAttempts, 1)));
+            }
+        }
+        report.table(List.of("wake-up", "waiter parked for (hold)", "p50 ms", "p99 ms", "max ms", "p50 / polling p50",
+                "waiter's attempts per handoff (mean)"), rows);
+        report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum."
+                + " Change-stream traffic of the push feeds (last push block per hold time): " + feedTraffic + ".");
+        Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
+        Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + holds.get(1)));
+        report.target("handoff p50 <= 5 ms with push (loopback)", Stats.format(push.percentile(50), 2)
+                + " ms after a " + holds.get(1) + " ms hold (polling: " + Stats.format(poll.percentile(50), 1)
+                + " ms, " + Stats.format(poll.percentile(50) / push.percentile(50), 1) + "x slower)",
+                push.percentile(50) <= 5.0);
+    }
+
+    private static String counts(ChildJvm worker, WakeUpMode mode) {
+        worker.send("COUNTS " + mode + " -");
+        return worker.expect("COUNTS", Duration.ofSeconds(10));
+    }
+
+    private static String status(ChildJvm worker) {
+        worker.send("STATUS PUSH -");
+        return worker.expect("STATUS", Duration.ofSeconds(10));
+    }
+
+    /** @param attempts receives, per kept handoff, the waiter's acquisition attempts (findAndModify commands) */
+    private static List<Double> handoffs(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis, int count,
+                                         List<Double> attempts) throws InterruptedException {
+        Duration timeout = Duration.ofSeconds(30);
+        ChildJvm holder = a;
+        ChildJvm waiter = b;
+        holder.send("HOLD " + mode + " " + name);
+        holder.expect("HELD", timeout);
+        List<Double> millis = new ArrayList<>();
+        // The first two handoffs of a block are not kept: a fresh push manager opens its change stream
+        // when it first waits, and that first wait is served by polling.
+        for (int i = -2; i < count; i++) {
+            waiter.send("WAIT " + mode + " " + name);
+            waiter.expect("WAITING", timeout);
+            Thread.sleep(holdMillis);
+            holder.send("RELEASE " + mode + " " + name);
+            long released = Long.parseLong(holder.expect("RELEASED", timeout));
+            String[] acquiredAnswer = waiter.expect("ACQUIRED", timeout).split(" ");
+            long acquired = Long.parseLong(acquiredAnswer[0]);
+            if (i >= 0) {
+                millis.add((acquired - released) / 1e6);
+                attempts.add(Double.parseDouble(acquiredAnswer[1]));
+            }
+            ChildJvm swap = holder;
+            holder = waiter;
+            waiter = swap;
+        }
+        holder.send("RELEASE " + mode + " " + name);
+        holder.expect("RELEASED", timeout);
+        reset(a, mode);
+        reset(b, mode);
+        return millis;
+    }
+
+    /** Replaces a worker's manager of that mode, ending its change stream if it opened one. */
+    private static void reset(ChildJvm worker, WakeUpMode mode) {
+        worker.send("RESET " + mode + " -");
+        worker.expect("RESET", Duration.ofSeconds(30));
+    }
+
+    private void contended(ChildJvm a, ChildJvm b, List<WakeUpMode> modes) {
+        int millis = intOption("contend-ms", 2000);
+        int rounds = intOption("contend-rounds", 3);
+        int threads = 8;
+        List<Integer> nameCounts = List.of(1, 1000);
+        List<String> feedStatus = new ArrayList<>();
+        System.out.println("Case 5: contention, 2 processes x " + threads + " threads, " + rounds + " rounds of "
+                + millis + " ms per mode and name count");
+        report.heading("5. Contended throughput, 2 processes x " + threads + " threads, " + millis + " ms per round, "
+                + rounds + " interleaved rounds");
+        List<List<String>> rows = new ArrayList<>();
+        for (WakeUpMode mode : modes) {
+            // Not kept: JIT, connection pools and the stand-in's first documents of a fresh section.
+            long startAt = System.nanoTime() + 500_000_000L;
+            String command = "CONTEND " + mode + " contend-warm-up 100 " + threads + " 1000 " + startAt;
+            a.send(command);
+            b.send(command);
+            a.expect(Protocol.RESULT, Duration.ofSeconds(60));
+            b.expect(Protocol.RESULT, Duration.ofSeconds(60));
+            reset(a, mode);
+            reset(b, mode);
+        }
+        for (int names : nameCounts) {
+            Map<WakeUpMode, List<Double>> rates = new LinkedHashMap<>();
+            Map<WakeUpMode, long[]> totals = new LinkedHashMap<>();
+            Map<WakeUpMode, Map<String, Long>> commandTotals = new LinkedHashMap<>();
+            for (int round = 0; round < rounds; round++) {
+                for (int m = 0; m < modes.size(); m++) {
+                    WakeUpMode mode = modes.get((m + round) % modes.size());
+                    String prefix = "contend-" + names;
+                    clearStandInOplog();
+                    long startAt = System.nanoTime() + 500_000_000L;
+                    String command = "CONTEND " + mode + " " + prefix + " " + names + " " + threads + " " + millis + " " + startAt;
+                    a.send(command);
+                    b.send(command);
+                    Duration timeout = Duration.ofMillis(millis * 3L + 30_000);
+                    Map<String, String> ra = keyValues(a.expect(Protocol.RESULT, timeout));
+                    Map<String, String> rb = keyValues(b.expect(Protocol.RESULT, timeout));
+                    if (mode == WakeUpMode.PUSH) {
+                        feedStatus.add(status(a) + "/" + status(b) + " getMore " + ra.get("getMoreMeanMs") + "/"
+                                + rb.get("getMoreMeanMs") + " ms");
+                    }
+                    reset(a, mode);
+                    reset(b, mode);
+                    long opsA = Long.parseLong(ra.get("ops"));
+                    long opsB = Long.parseLong(rb.get("ops"));
+                    double seconds = Math.max(Long.parseLong(ra.get("elapsedMs")), Long.parseLong(rb.get("elapsedMs"))) / 1000.0;
+                    rates.computeIfAbsent(mode, k -> new ArrayList<>()).add((opsA + opsB) / seconds);
+                    long[] total = totals.computeIfAbsent(mode, k -> new long[3]);
+                    total[0] += opsA;
+                    total[1] += opsB;
+                    total[2] += Long.parseLong(ra.get("timeouts")) + Long.parseLong(rb.get("timeouts"));
+                    Map<String, Long> commands = commandTotals.computeIfAbsent(mode, k -> new HashMap<>());
+                    addCommands(commands, ra.get("commands"));
+                    addCommands(commands, rb.get("commands"));
+                    System.out.printf("  contention %d name(s), %s, round %d: %.0f acquisitions/s%n", names, mode.label,
+                            round + 1, (opsA + opsB) / seconds);
+                }
+            }
+            Stats pollRate = new Stats(rates.get(WakeUpMode.POLL));
+            for (WakeUpMode mode : modes) {
+                Stats rate = new Stats(rates.get(mode));
+                long[] total = totals.get(mode);
+                long ops = total[0] + total[1];
+                Map<String, Long> commands = commandTotals.get(mode);
+                long lockCommands = commands.values().stream().mapToLong(Long::longValue).sum()
+                        - commands.getOrDefault("getMore", 0L);
+                rows.add(List.of(names == 1 ? "1 lock" : names + " names", mode.label,
+                        Stats.format(rate.median(), 0) + " (" + Stats.format(rate.min(), 0) + "-" + Stats.format(rate.max(), 0) + ")",
+                        mode == WakeUpMode.POLL ? "1.00" : Stats.format(rate.median() / pollRate.median(), 2),
+                        String.format(Locale.ROOT, "%.0f%% / %.0f%%", 100.0 * total[0] / Math.max(ops, 1),
+                                100.0 * total[1] / Math.max(ops, 1)),
+                        Stats.format((double) lockCommands / Math.max(ops, 1), 2),
+                        commands.toString().replace("=", ": "), String.valueOf(total[2])));
+            }
+        }
+        report.table(List.of("names", "wake-up", "acquisitions/s: median (range)", "/ polling", "share A / B",
+                "commands per acquisition (without getMore)", "commands, all rounds", "acquires timed out (waited a whole round)"), rows);
+        report.line("Each acquisition is acquire + close. Commands are counted at both workers' drivers; getMore is the"
+                + " change stream (push) and is shown but not counted per acquisition. Push wake-up status (A/B) and mean"
+                + " getMore time at the end of each push round: " + feedStatus + ".");
+    }
+
+    private static void addCommands(Map<String, Long> into, String rendered) {
+        String body = rendered.substring(1, rendered.length() - 1);
+        if (body.isEmpty()) {
+            return;
+        }
+        for (String pair : body.split(",")) {
+            String[] kv = pair.split("=");
+            into.merge(kv[0], Long.parseLong(kv[1]), Long::sum);
+        }
+    }
+
+    private static Map<String, String> keyValues(String line) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String token : line.trim().split(" ")) {
+            String[] kv = token.split("=", 2);
+            values.put(kv[0], kv.length == 2 ? kv[1] : "");
+        }
+        return values;
+    }
+
+    // ---- case 6 -----------------------------------------------------------------------------
+
+    private void renewal(String uri, String database, boolean standIn) {
+        int locks = intOption("renewal-locks", 10_000);
+        // The stand-in scans for every $in (real MongoDB uses the _id index): one renewal of 10,000
+        // takes about a minute there, so the interval (lease/3) must be longer than that.
+        long leaseMillis = Long.parseLong(options.getOrDefault("renewal-lease-ms", standIn ? "240000" : "30000"));
+        System.out.println("Case 6: renewal, " + locks + " locks held by one manager, lease " + leaseMillis + " ms"
+                + " (waits for the first renewal that starts after all are held)");
+        ChildJvm probe = ChildJvm.start("renewal-probe", List.of("-Xmx512m", "-XX:+UseSerialGC"), RenewalProbe.class,
+                uri, database, String.valueOf(locks), String.valueOf(leaseMillis));
+        children.add(probe);
+        Map<String, String> r = keyValues(probe.expect(Protocol.RESULT, Duration.ofMillis(leaseMillis + 900_000)));
+        probe.close();
+        long intervalMs = Long.parseLong(r.get("intervalMs"));
+        long renewalMs = Long.parseLong(r.get("renewalMs"));
+        long updates = Long.parseLong(r.get("renewalUpdates"));
+        long renewalCommands = Long.parseLong(r.get("renewalCommands"));
+        double heap = Double.parseDouble(r.get("heapBytesPerLock"));
+        int threadsBefore = Integer.parseInt(r.get("threadsBefore"));
+        int threadsAfter = Integer.parseInt(r.get("threadsAfter"));
+        report.heading("6. Renewal load: one manager holding " + locks + " locks (lease " + leaseMillis + " ms,"
+                + " renewal interval " + intervalMs + " ms)");
+        report.table(List.of("measure", "value"), List.of(
+                List.of("round trips of the renewal thread in one interval", renewalCommands + " " + r.get("renewalCommandNames")),
+                List.of("duration of that renewal run", renewalMs + " ms" + (renewalMs > intervalMs
+                        ? " (longer than the interval: runs go back to back)" : " (fits in the interval)")),
+                List.of("heap per held lock (used heap after full GC, before/after)", Stats.format(heap, 0) + " bytes"),
+                List.of("live threads before / after acquiring all", threadsBefore + " / " + threadsAfter
+                        + " (" + r.get("threadsBeforeManager") + " before the manager existed)"),
+                List.of("time to acquire all " + locks + " (one thread, sequential)", r.get("acquireMs") + " ms, "
+                        + r.get("acquireCommands") + " commands"),
+                List.of("leases still held when the case ended", r.get("stillHeld") + " of " + locks),
+                List.of("a renewal also ran during the acquisitions", r.get("renewedDuringAcquisition"))));
+        if (!"-".equals(r.get("renewerState"))) {
+            report.line("No renewal was seen within two intervals after all locks were held. The renewal thread was: `"
+                    + r.get("renewerState") + "`.");
+        }
+        report.target("renewal: <= 10 round trips per interval for " + locks + " held locks",
+                renewalCommands + " in one interval", renewalCommands <= 10 && updates >= 1);
+        report.target("under 1 KB heap per held lock", Stats.format(heap, 0) + " bytes", heap < 1024);
+        report.target("no thread per lock", (threadsAfter - threadsBefore) + " threads more with " + locks + " held",
+                threadsAfter - threadsBefore < 2);
+    }
+
+    // ---- machine ----------------------------------------------------------------------------
+
+    private static String machine() {
+        return Runtime.getRuntime().availableProcessors() + " CPUs (shared with other builds), "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", Java "
+                + System.getProperty("java.version") + ", load average at the start " + loadAverage();
+    }
+
+    /** Which build of the library this run loaded: its jar's name, size and SHA-256 prefix. */
+    private static String libraryJar() {
+        try {
+            Path jar = Path.of(io.github.mongolock.MongoLockManager.class.getProtectionDomain().getCodeSource()
+                    .getLocation().toURI());
+            if (!Files.isRegularFile(jar)) {
+                return jar.toString();
+            }
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(jar));
+            StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < 6; i++) {
+                hex.append(String.format("%02x", digest[i]));
+            }
+            return jar.getFileName() + " (" + Files.size(jar) + " bytes, sha256 " + hex + "...)";
+        } catch (Exception unknown) {
+            return "unknown (" + unknown + ")";
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        } catch (IOException | RuntimeException unknown) {
+            return "unknown";
+        }
+    }
+}

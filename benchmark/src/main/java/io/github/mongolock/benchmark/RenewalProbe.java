@@ -1,0 +1,160 @@
+package io.github.mongolock.benchmark;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.MongoLockManager;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Case 6, in a JVM of its own so its heap holds nothing but one manager and its locks: acquires N
+ * locks with one manager, measures heap and threads per held lock, then watches the first renewal
+ * run and counts the commands the renewal thread sends.
+ *
+ * <p>Heap: used heap after full GCs, before and after the N acquisitions. The lock names and the
+ * list that keeps the sessions are allocated before the first reading, and the client's pool and
+ * the manager's renewal thread are warmed up on another collection first, so the difference is
+ * what the library (and the sessions it returns) keeps per held lock.
+ *
+ * <p>Arguments: uri database locks leaseMillis. Answers {@code RESULT key=value ...} on stdout;
+ * ends when its standard input ends (the benchmark is gone) or after answering.
+ */
+public final class RenewalProbe {
+
+    private RenewalProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread parentWatch = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // nothing is sent; end of input means the benchmark is gone
+                }
+            } catch (java.io.IOException gone) {
+                // same as end of input
+            }
+            Runtime.getRuntime().halt(1);
+        }, "parent-watch");
+        parentWatch.setDaemon(true);
+        parentWatch.start();
+        try {
+            run(args[0], args[1], Integer.parseInt(args[2]), Duration.ofMillis(Long.parseLong(args[3])));
+        } catch (Throwable failed) {
+            System.out.println(Protocol.ERROR + " " + failed);
+            failed.printStackTrace();
+        }
+        System.out.flush();
+        // Not closing the manager on purpose: releasing N locks one by one is not part of this case;
+        // the benchmark drops the database. halt() also skips waiting for the in-flight renewal.
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void run(String uri, String database, int locks, Duration lease) throws Exception {
+        CommandCounter renewerCommands = new CommandCounter(thread -> thread.getName().startsWith("mongolock-renewer-"));
+        CommandCounter allCommands = CommandCounter.allThreads();
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean(); // all live threads of the JVM
+        int threadsBeforeManager = threads.getThreadCount();
+        MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .addCommandListener(renewerCommands).addCommandListener(allCommands).build());
+        // Polling: the case is about renewal; a change stream would add its own traffic and thread.
+        MongoLockManager manager = WakeUpMode.POLL.apply(MongoLockManager.builder().client(client).database(database)
+                .collection("renewal").leaseTime(lease).waitTime(Duration.ZERO)).build();
+        LockOptions warmUpLease = LockOptions.defaults().leaseTime(Duration.ofMinutes(30)).waitTime(Duration.ZERO);
+        MongoLockManager warmUp = WakeUpMode.POLL.apply(MongoLockManager.builder().client(client).database(database)
+                .collection("renewal_warm_up").leaseTime(lease).waitTime(Duration.ZERO)).build();
+        for (int i = 0; i < 200; i++) {
+            warmUp.acquire("warm-" + i, warmUpLease).close();
+            manager.acquire("warm-" + i, Duration.ZERO).close(); // starts the renewal thread; leaves 200 freed documents
+        }
+        warmUp.close();
+        List<String> names = new ArrayList<>(locks);
+        for (int i = 0; i < locks; i++) {
+            names.add("held-" + i);
+        }
+        List<LockSession> sessions = new ArrayList<>(locks);
+        int threadsBefore = threads.getThreadCount();
+        long heapBefore = usedHeapAfterGc(memory);
+        allCommands.reset();
+        renewerCommands.reset();
+        long start = System.nanoTime();
+        for (String name : names) {
+            sessions.add(manager.acquire(name));
+        }
+        long acquiredAt = System.nanoTime();
+        long acquireCommands = allCommands.total();
+        long heapAfter = usedHeapAfterGc(memory);
+        int threadsAfter = threads.getThreadCount();
+        boolean renewedDuringAcquisition = renewerCommands.total() > 0;
+        renewerCommands.reset();
+
+        // The first renewal is due lease/3 after the first acquisition; wait for it to start and end.
+        long interval = lease.toNanos() / 3;
+        long deadline = start + interval * 2 + Duration.ofMinutes(2).toNanos();
+        while (renewerCommands.total() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long renewalStarted = renewerCommands.lastStartedNanos();
+        while (renewerCommands.lastSucceededNanos() < renewalStarted && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long renewalEnded = renewerCommands.lastSucceededNanos();
+        long runMillis = (renewalEnded - renewalStarted) / 1_000_000;
+        // Count what the renewal thread sends within this interval (e.g. a check read after a
+        // partial match), stopping short of the next run, which starts one interval after this one.
+        long windowEnd = Math.max(renewalStarted + interval * 9 / 10, renewalEnded + 1);
+        while (System.nanoTime() < windowEnd) {
+            Thread.sleep(10);
+        }
+        long renewalCommandCount = renewerCommands.total();
+        long renewalUpdateCount = renewerCommands.count("update");
+        String renewalCommandNames = renewerCommands.counts().toString().replace(" ", "");
+        String renewerState = "-";
+        if (renewalCommandCount == 0) {
+            // No renewal seen: say what the renewal thread is doing, for the report.
+            for (Map.Entry<Thread, StackTraceElement[]> entry : Thread.getAllStackTraces().entrySet()) {
+                if (entry.getKey().getName().startsWith("mongolock-renewer-")) {
+                    StringBuilder frames = new StringBuilder(entry.getKey().getState().toString());
+                    for (int i = 0; i < Math.min(6, entry.getValue().length); i++) {
+                        frames.append("<").append(entry.getValue()[i]);
+                    }
+                    renewerState = frames.toString().replace(" ", "");
+                }
+            }
+        }
+        int stillHeld = 0;
+        for (LockSession session : sessions) {
+            stillHeld += session.isHeld() ? 1 : 0;
+        }
+        System.out.printf(Locale.ROOT, "%s locks=%d leaseMs=%d intervalMs=%d acquireMs=%d acquireCommands=%d"
+                        + " heapBytesPerLock=%.0f threadsBeforeManager=%d threadsBefore=%d threadsAfter=%d"
+                        + " renewalSeen=%b renewalCommands=%d renewalUpdates=%d renewalCommandNames=%s renewalMs=%d"
+                        + " renewalMaxUpdateMs=%d stillHeld=%d renewedDuringAcquisition=%b renewerState=%s%n",
+                Protocol.RESULT, locks, lease.toMillis(), interval / 1_000_000, (acquiredAt - start) / 1_000_000,
+                acquireCommands, (heapAfter - heapBefore) / (double) locks, threadsBeforeManager, threadsBefore,
+                threadsAfter, renewalStarted != 0 && renewalEnded >= renewalStarted, renewalCommandCount,
+                renewalUpdateCount, renewalCommandNames, runMillis,
+                renewerCommands.maxElapsedNanos("update") / 1_000_000, stillHeld, renewedDuringAcquisition, renewerState);
+    }
+
+    private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            Thread.sleep(100);
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+}
