@@ -83,7 +83,9 @@ final class LeaseRenewer implements AutoCloseable {
         long startedAt = clock.nanoTime();
         try {
             renewAll();
-        } catch (RuntimeException unexpected) {
+        } catch (Throwable unexpected) {
+            // Whatever went wrong, the next interval must still be planned: a renewer that stopped
+            // silently would let every lease of this manager lapse.
             LOG.log(Level.ERROR, "mongolock lease renewal failed unexpectedly; retrying at the next interval", unexpected);
         } finally {
             planNext(startedAt);

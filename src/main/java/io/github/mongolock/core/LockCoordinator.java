@@ -168,7 +168,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     }
                     return Optional.empty();
                 }
-                long pause = Math.min(backoff.pauseNanos(attempt, busy.remainingLease().orElse(null)), left);
+                boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
+                long pause = Math.min(backoff.pauseNanos(attempt, busy.remainingLease().orElse(null), pushed), left);
                 woken = signal.awaitChange(generation, pause);
             }
         } catch (InterruptedException interruptedWhileParked) {

@@ -8,19 +8,27 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code initial} to {@code max}, each pause drawn uniformly from its upper half so that waiters on
  * other machines spread out. A local release wakes waiters earlier.
  */
-record RetryBackoff(Duration initial, Duration max) {
+record RetryBackoff(Duration initial, Duration max, Duration maxWhilePushed) {
 
+    RetryBackoff(Duration initial, Duration max) {
+        this(initial, max, max);
+    }
+
+    /**
+     * 10 ms doubling to 500 ms; up to 2 s while a release feed is pushing, since a pushed notice
+     * wakes the waiter anyway and the polls only cover notices that never come.
+     */
     static RetryBackoff standard() {
-        return new RetryBackoff(Duration.ofMillis(10), Duration.ofMillis(500));
+        return new RetryBackoff(Duration.ofMillis(10), Duration.ofMillis(500), Duration.ofSeconds(2));
     }
 
     /**
      * @param attempt        0 for the pause after the first failed attempt
      * @param remainingLease the holder's remaining lease when known: no point sleeping past it
      */
-    long pauseNanos(int attempt, Duration remainingLease) {
+    long pauseNanos(int attempt, Duration remainingLease, boolean pushed) {
         long ceiling = initial.toNanos() << Math.min(attempt, 20);
-        ceiling = Math.min(ceiling, max.toNanos());
+        ceiling = Math.min(ceiling, (pushed ? maxWhilePushed : max).toNanos());
         if (remainingLease != null) {
             // Retry just after the lease would end: a small margin absorbs clock granularity.
             long untilExpiry = Math.max(remainingLease.toNanos(), 0) + Duration.ofMillis(2).toNanos();
