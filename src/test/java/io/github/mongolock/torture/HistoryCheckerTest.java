@@ -111,6 +111,10 @@ class HistoryCheckerTest {
         SectionRecord caughtInClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 102, false, WriteOutcome.ACCEPTED,
                 WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
         assertEquals(0, check(List.of(caughtInClose, clean("q", 2, 1600, 1700)), List.of(pause)).pauseViolations());
+        // The SIGSTOP caught its release on the wire; it landed, and the next holder came after it.
+        SectionRecord releasedDuringPause = new SectionRecord("p", "a", 1, "p:n:1", 0, 90, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.OK, false);
+        assertEquals(0, check(List.of(releasedDuringPause, clean("q", 2, 180, 190)), List.of(pause)).pauseViolations());
         // close() could not reach MongoDB: acceptable only where the scenario cuts the network.
         SectionRecord unreachable = new SectionRecord("p", "a", 1, "p:n:1", 0, 3200, false, WriteOutcome.SKIPPED,
                 WriteOutcome.SKIPPED, false, CloseOutcome.STORE, true);
