@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * <li><b>Token order</b>: protected sections of a lock, in start order, must carry strictly
  * increasing tokens, and no token may be handed out twice.</li>
  * <li><b>Lost updates</b>: from the counter documents (see {@link CounterState}).</li>
- * <li><b>Pauses</b>: when a later holder took over during a pause, the paused section must show all
+ * <li><b>Pauses</b>: when a later holder took over during a pause (the paused holder's own release
+ * was not accepted: a pause can catch a release on the wire), the paused section must show all
  * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
  * heard, close threw LockLostException) and the next holder must have released its lock normally.
  * With {@code networkFaults}, a close() that could not reach MongoDB (LockStoreException) also
@@ -204,12 +205,16 @@ final class HistoryChecker {
         }
         SectionRecord section = paused.get();
         int count = 0;
+        // Its own release was accepted, so the lock was still its own (owner and version) when it landed:
+        // the SIGSTOP caught it inside close() with the release on the wire, and nobody took over.
+        boolean releasedItself = section.close() == SectionRecord.CloseOutcome.OK;
         // A pause that caught the holder inside close() finds its work over and isHeld() true at its end.
         boolean workedThroughPause = section.end() > pause.signalled();
         // With the network failing too, close() may not reach MongoDB and report LockStoreException instead.
         boolean closeTold = section.close() == SectionRecord.CloseOutcome.LOST
                 || (networkFaults && section.close() == SectionRecord.CloseOutcome.STORE);
-        if (section.open() || (workedThroughPause && section.heldAtEnd()) || !section.listenerLost() || !closeTold) {
+        if (!releasedItself && (section.open() || (workedThroughPause && section.heldAtEnd())
+                || !section.listenerLost() || !closeTold)) {
             count++;
             note(problems, "paused holder not told of its loss: " + describe(section));
         }
