@@ -129,6 +129,15 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aPausedGrantWhoseAnswerWasLostNeedsNoSection() {
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
+        List<SectionRecord> sections = List.of(clean("q", 2, 1600, 1700));
+        assertEquals(1, HistoryChecker.check(sections, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+        List<AcquireFailure> lostAnswer = List.of(new AcquireFailure("p", "a", "STORE", 50, 3150));
+        assertEquals(0, HistoryChecker.check(sections, lostAnswer, List.of(pause), EXACT, 0, true).pauseViolations());
+    }
+
+    @Test
     void failuresCountTowardTheOutageOnlyWhenTheyBeganDuringIt() {
         FaultEvent outage = new FaultEvent(FaultEvent.Kind.OUTAGE, "", "", 0, 1000, 1000, 4000, 4090);
         List<AcquireFailure> failures = List.of(new AcquireFailure("p", "a", "STORE", 500, 3000),
