@@ -35,7 +35,9 @@ public interface LockSession extends AutoCloseable {
      * @throws LockLostException  on the first close after the lease was lost: the work done under
      *                            this session may have overlapped with another holder's
      * @throws LockStoreException when MongoDB could not be told; the lock then frees itself when
-     *                            its lease ends, since it is no longer renewed
+     *                            its lease ends, since it is no longer renewed (a lease that had
+     *                            already gone unconfirmed is reported as {@link LockLostException},
+     *                            with the store failure suppressed). Works on an interrupted thread too.
      */
     @Override
     void close();

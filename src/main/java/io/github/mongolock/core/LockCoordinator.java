@@ -282,18 +282,34 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             }
             remaining = lock.holds - 1;
             boolean released;
+            // Releasing is clean-up: an interrupted thread must still be able to let go of its lock,
+            // so the driver does not see the interrupt; the flag is restored afterwards.
+            boolean interrupted = Thread.interrupted();
             try {
                 released = store.release(lock.name, lock.owner, lock.version, remaining);
             } catch (LockException failure) {
-                lock.markLost("releasing failed and its outcome is unknown: " + failure.getMessage());
+                boolean alreadyUnconfirmed = !lock.confirmedAt(clock.nanoTime());
+                lock.markLost(alreadyUnconfirmed
+                        ? "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it"
+                        : "releasing failed and its outcome is unknown: " + failure.getMessage());
                 lock.holds = remaining;
                 if (remaining == 0) {
                     held.remove(lock.name, lock);
                 }
                 fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                if (alreadyUnconfirmed) {
+                    // The loss was known before the store failed: report the loss, with the failure attached.
+                    LockLostException lost = lost(lock, "was not released by this close()");
+                    lost.addSuppressed(failure);
+                    throw lost;
+                }
                 throw new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
                         + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out.",
                         failure);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
             if (!released) {
                 lock.markLost("the lease had run out and another owner took the lock over");

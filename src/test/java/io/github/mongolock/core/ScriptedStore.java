@@ -19,6 +19,7 @@ final class ScriptedStore implements LockStore {
     private final LockStore real;
     private volatile CountDownLatch renewalGate = new CountDownLatch(0);
     private volatile boolean renewalsFail;
+    private volatile boolean releasesFail;
     private volatile boolean loseNextAcquireAnswer;
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger acquireCalls = new AtomicInteger();
@@ -37,6 +38,10 @@ final class ScriptedStore implements LockStore {
 
     void failRenewals(boolean fail) {
         renewalsFail = fail;
+    }
+
+    void failReleases(boolean fail) {
+        releasesFail = fail;
     }
 
     void loseNextAcquireAnswer() {
@@ -61,6 +66,9 @@ final class ScriptedStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
+        if (releasesFail) {
+            throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
+        }
         return real.release(name, owner, version, remainingHolds);
     }
 
