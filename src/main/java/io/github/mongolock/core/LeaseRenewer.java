@@ -47,11 +47,7 @@ final class LeaseRenewer implements AutoCloseable {
         this.clock = clock;
         this.heldLocks = heldLocks;
         this.onLost = onLost;
-        this.executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads(threadName));
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }

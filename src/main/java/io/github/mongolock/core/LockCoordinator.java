@@ -243,13 +243,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             try {
                 moved = store.reenter(lock.name, lock.owner, lock.version);
             } catch (LockException failure) {
-                lock.markLost("re-entering failed and its outcome is unknown: " + failure.getMessage());
-                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                lostInOwnCall(lock, "re-entering failed and its outcome is unknown: " + failure.getMessage());
                 throw failure;
             }
             if (!moved) {
-                lock.markLost("the lease had run out and another owner took the lock over");
-                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
                 throw lost(lock, "cannot be re-entered");
             }
             lock.version++;
@@ -271,9 +269,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 case RELEASED:
                     return; // the manager was closed and released it already
                 case LOST:
-                    remaining = --lock.holds;
+                    remaining = lock.holds - 1;
+                    dropHold(lock, remaining);
                     if (remaining == 0) {
-                        held.remove(lock.name, lock);
                         freeIfStillOurs(lock);
                     }
                     throw lost(lock, "was not released by this close()");
@@ -289,14 +287,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 released = store.release(lock.name, lock.owner, lock.version, remaining);
             } catch (LockException failure) {
                 boolean alreadyUnconfirmed = !lock.confirmedAt(clock.nanoTime());
-                lock.markLost(alreadyUnconfirmed
+                lostInOwnCall(lock, alreadyUnconfirmed
                         ? "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it"
                         : "releasing failed and its outcome is unknown: " + failure.getMessage());
-                lock.holds = remaining;
-                if (remaining == 0) {
-                    held.remove(lock.name, lock);
-                }
-                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                dropHold(lock, remaining);
                 if (alreadyUnconfirmed) {
                     // The loss was known before the store failed: report the loss, with the failure attached.
                     LockLostException lost = lost(lock, "was not released by this close()");
@@ -312,12 +306,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 }
             }
             if (!released) {
-                lock.markLost("the lease had run out and another owner took the lock over");
-                lock.holds = remaining;
-                if (remaining == 0) {
-                    held.remove(lock.name, lock);
-                }
-                fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+                lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
+                dropHold(lock, remaining);
                 throw lost(lock, "was not released by this close(): it is not ours any more");
             }
             lock.version++;
@@ -334,6 +324,21 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             signals.released(lock.name);
         }
         fire(LockEvent.Kind.RELEASED, lock, remaining);
+    }
+
+    /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
+    private void lostInOwnCall(HeldLock lock, String reason) {
+        if (lock.markLost(reason)) {
+            fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+        }
+    }
+
+    /** Caller holds the mutex: one hold of a lock that is not held any more goes; the last takes it off the table. */
+    private void dropHold(HeldLock lock, int remaining) {
+        lock.holds = remaining;
+        if (remaining == 0) {
+            held.remove(lock.name, lock);
+        }
     }
 
     /**
@@ -377,11 +382,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             return;
         }
         if (lossNotices == null) {
-            lossNotices = Executors.newSingleThreadExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "mongolock-notices-" + ownerPrefix);
-                thread.setDaemon(true);
-                return thread;
-            });
+            lossNotices = Executors.newSingleThreadExecutor(new DaemonThreads("mongolock-notices-" + ownerPrefix));
         }
         try {
             lossNotices.execute(() -> fire(LockEvent.Kind.LEASE_LOST, lock, 0));
