@@ -220,9 +220,9 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             }
             LockArguments.checkLease(leaseTime, "leaseTime");
             LockArguments.checkWait(waitTime, "waitTime");
-            if (storeTimeout.isNegative() || storeTimeout.isZero()) {
-                throw new LockConfigurationException("storeTimeout = " + storeTimeout + " must be positive (e.g. PT10S).");
-            }
+            LockArguments.storeTimeoutProblem(storeTimeout).ifPresent(rule -> {
+                throw new LockConfigurationException("storeTimeout = " + storeTimeout + " is not valid: " + rule);
+            });
             String id = instanceId == null ? defaultInstanceId() : checkInstanceId(instanceId);
             ConnectionString connection = uri == null ? null : parse(uri);
             String databaseName = database != null ? database

@@ -68,13 +68,10 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         Duration wait = config.waitTime(WAIT_TIME, problems).orElse(MongoLockManager.DEFAULT_WAIT_TIME);
         Duration storeTimeout = config.text(STORE_TIMEOUT, problems)
                 .flatMap(value -> ConfigReader.waitTime(STORE_TIMEOUT, value, problems)
-                        .filter(timeout -> {
-                            if (timeout.isZero()) {
-                                problems.add(CdiMessages.badSetting(STORE_TIMEOUT, value, "it must be positive, e.g. PT10S."));
-                                return false;
-                            }
-                            return true;
-                        }))
+                        .filter(timeout -> LockArguments.storeTimeoutProblem(timeout).map(rule -> {
+                            problems.add(CdiMessages.badSetting(STORE_TIMEOUT, value, rule));
+                            return false;
+                        }).orElse(true)))
                 .orElse(MongoLockManager.DEFAULT_STORE_TIMEOUT);
         Optional<String> instanceId = config.text(INSTANCE_ID, problems);
         instanceId.flatMap(LockArguments::instanceIdProblem)

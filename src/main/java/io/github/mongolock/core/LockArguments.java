@@ -68,6 +68,14 @@ public final class LockArguments {
         return Optional.empty();
     }
 
+    /** The rule a store timeout breaks, if any. */
+    public static Optional<String> storeTimeoutProblem(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return Optional.of("it must be positive, e.g. PT10S.");
+        }
+        return Optional.empty();
+    }
+
     /** The rule an instance id breaks, if any. */
     public static Optional<String> instanceIdProblem(String instanceId) {
         if (instanceId.isBlank() || instanceId.length() > 128 || instanceId.contains("\0")) {
