@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param kind         what happened
  * @param name         the lock's name
  * @param fencingToken the token of the acquisition concerned
- * @param owner        the owner concerned ({@code <instance-id>:<manager nonce>:<thread id>})
+ * @param owner        the owner concerned ({@code <instance-id>:<manager nonce>:<acquisition number>})
  * @param holdCount    the owner's holds after the event (0 after the last release or a loss)
  */
 public record LockEvent(Kind kind, String name, long fencingToken, String owner, int holdCount) {

@@ -7,7 +7,7 @@ import java.util.Objects;
  * A snapshot of a held lock as stored in MongoDB.
  *
  * @param name         the lock's name
- * @param owner        the holder: {@code <instance-id>:<manager nonce>:<thread id>}
+ * @param owner        the holder's acquisition: {@code <instance-id>:<manager nonce>:<acquisition number>}
  * @param holdCount    the holder's number of holds (re-entries + 1)
  * @param fencingToken the token of the holder's fresh acquisition
  * @param expiresAt    when the lease ends unless renewed, by the database's clock

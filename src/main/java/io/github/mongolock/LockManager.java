@@ -6,10 +6,11 @@ import java.util.Optional;
 /**
  * Hands out {@link LockSession}s for named, cluster-wide locks.
  *
- * <p>The owner of a lock is the pair (this manager, the calling thread): two threads exclude each
- * other, the same thread re-enters (the hold count grows, the fencing token stays), and two managers
- * behave like two machines even inside one JVM. Implementations are thread-safe; one instance is
- * meant to be shared by the whole application.
+ * <p>A lock belongs to the caller that acquired it, not to a thread: each fresh acquisition has an
+ * owner id of its own. A nested acquire by a caller still inside its hold (on the thread the hold is
+ * bound to, see {@link LockSession}) re-enters: the hold count grows, the fencing token stays. Every
+ * other caller, whatever thread it runs on, waits; two managers behave like two machines even inside
+ * one JVM. Implementations are thread-safe; one instance is meant to be shared by the whole application.
  *
  * <pre>{@code
  * try (LockSession lock = locks.acquire("invoice-run")) {
@@ -24,7 +25,7 @@ public interface LockManager {
      *
      * @throws LockTimeoutException  when another owner still holds the lock at the end of the wait
      * @throws LockStoreException    when MongoDB cannot be reached or refuses the operation
-     * @throws LockLostException     when this thread re-enters a lock whose lease it has lost
+     * @throws LockLostException     when a caller inside a hold re-enters a lock whose lease was lost
      * @throws LockInterruptedException when the thread is interrupted while waiting
      * @throws LockConfigurationException when the name breaks the naming rules
      */

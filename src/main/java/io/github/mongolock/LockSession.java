@@ -3,8 +3,17 @@ package io.github.mongolock;
 /**
  * One hold of a lock, returned by every successful acquisition (fresh or re-entrant).
  *
- * <p>A session may be closed from any thread, which lets asynchronous code hand it around; the
- * hold is always released on behalf of the owner that acquired it. All methods are thread-safe.
+ * <p><b>Who is inside.</b> A session is bound to the thread that acquired it: while it is open
+ * there, an acquire of the same name on that thread is a nested call and re-enters (the hold count
+ * grows, the fencing token stays), like {@link java.util.concurrent.locks.ReentrantLock}. Any other
+ * caller, including the next task on the same pooled thread once the session was {@link #detach()
+ * detached}, finds the lock busy. To hand a hold to other code (a pending {@code CompletionStage}, a
+ * worker thread), {@link #detach()} it on the acquiring thread; the receiver may {@link #attach()} it
+ * to its own thread if it makes nested acquires, and closes it from wherever it finishes.
+ * {@code @Locked} methods that return an unfinished stage detach their hold by themselves.
+ *
+ * <p>A session may be closed from any thread; the hold is always released on behalf of the
+ * acquisition that took it. All methods are thread-safe.
  */
 public interface LockSession extends AutoCloseable {
 
@@ -20,6 +29,31 @@ public interface LockSession extends AutoCloseable {
 
     /** This owner's number of holds right after this acquisition: 1 for a fresh one, 2, 3, ... on re-entry. */
     int holdCount();
+
+    /**
+     * The owner id stored in MongoDB for this acquisition, {@code <instance-id>:<manager nonce>:<number>}:
+     * unique per fresh acquisition and shared by its re-entrant holds ({@link LockInfo#owner()} shows it).
+     */
+    String owner();
+
+    /**
+     * Unbinds this session from the thread it is bound to: from then on, acquires of the same name on
+     * that thread are other callers and find the lock busy instead of re-entering it. The lock stays
+     * held, renewed, until the session is closed (from any thread). Idempotent.
+     *
+     * @return this session
+     */
+    LockSession detach();
+
+    /**
+     * Binds this session to the calling thread (unbinding it from any other), so nested acquires of the
+     * same name made here re-enter it: for the worker that received a {@linkplain #detach() detached}
+     * hold.
+     *
+     * @return this session
+     * @throws LockException when the session is already closed
+     */
+    LockSession attach();
 
     /**
      * {@code false} once this session is closed, once the lease is known to be lost (a renewal or

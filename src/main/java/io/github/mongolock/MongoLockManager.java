@@ -111,19 +111,39 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         return coordinator.releaseFeedStatus();
     }
 
-    /** The owner the calling thread acquires under, as stored in lock documents and {@link LockInfo#owner()}. */
+    /**
+     * The owner of a lock the calling thread is inside (one of them if several), else the prefix every
+     * owner of this manager starts with.
+     *
+     * @deprecated owners are per acquisition: use {@link LockSession#owner()}
+     */
+    @Deprecated
     public String currentOwner() {
         return coordinator.currentOwner();
     }
 
-    /** Stops renewals, releases what this manager still holds, and closes the client if the builder created it. */
+    /**
+     * Refuses new acquisitions, waits for the store calls under way, stops renewals, releases every
+     * lock this manager still holds, then closes the client if the builder created it. When it returns,
+     * no lock of this manager is held in MongoDB (except those MongoDB could not be told about, which
+     * are logged and free themselves when their leases run out). Works on an interrupted thread; the
+     * interrupt flag is kept. Idempotent.
+     */
     @Override
     public void close() {
         try {
             coordinator.close();
         } finally {
             if (ownsClient) {
-                client.close();
+                // The driver refuses to close its pool on an interrupted thread, leaking the client.
+                boolean interrupted = Thread.interrupted();
+                try {
+                    client.close();
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
             }
         }
     }
@@ -211,6 +231,32 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return this;
         }
 
+        /**
+         * Checks every setting given so far as {@link #build()} does, but creates no client and connects
+         * nowhere: for validating a configuration early (e.g. while an application deploys). Whether a
+         * connection was given is left to {@link #build()}.
+         *
+         * @throws LockConfigurationException naming the setting and value that are wrong
+         */
+        public Builder validate() {
+            LockArguments.checkLease(leaseTime, "leaseTime");
+            LockArguments.checkWait(waitTime, "waitTime");
+            LockArguments.storeTimeoutProblem(storeTimeout).ifPresent(rule -> {
+                throw new LockConfigurationException("storeTimeout = " + storeTimeout + " is not valid: " + rule);
+            });
+            if (instanceId != null) {
+                checkInstanceId(instanceId);
+            }
+            ConnectionString connection = uri == null ? null : parse(uri);
+            String databaseName = database != null ? database : connection != null ? connection.getDatabase() : null;
+            if (databaseName == null) {
+                throw new LockConfigurationException("No database given for the lock collection: call database(\"...\")"
+                        + " or name one in the URI (mongodb://host/<database>).");
+            }
+            checkNamespace(databaseName, collection);
+            return this;
+        }
+
         /** @throws LockConfigurationException naming the setting and value that are wrong */
         public MongoLockManager build() {
             if ((client == null) == (uri == null)) {
@@ -218,20 +264,10 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                         ? "No MongoDB connection given: call uri(\"mongodb://...\") or client(mongoClient) on the builder."
                         : "Both client(...) and uri(...) were given: use one of them.");
             }
-            LockArguments.checkLease(leaseTime, "leaseTime");
-            LockArguments.checkWait(waitTime, "waitTime");
-            LockArguments.storeTimeoutProblem(storeTimeout).ifPresent(rule -> {
-                throw new LockConfigurationException("storeTimeout = " + storeTimeout + " is not valid: " + rule);
-            });
-            String id = instanceId == null ? defaultInstanceId() : checkInstanceId(instanceId);
+            validate();
+            String id = instanceId == null ? defaultInstanceId() : instanceId;
             ConnectionString connection = uri == null ? null : parse(uri);
-            String databaseName = database != null ? database
-                    : connection != null ? connection.getDatabase() : null;
-            if (databaseName == null) {
-                throw new LockConfigurationException("No database given for the lock collection: call database(\"...\")"
-                        + " or name one in the URI (mongodb://host/<database>).");
-            }
-            checkNamespace(databaseName, collection);
+            String databaseName = database != null ? database : connection != null ? connection.getDatabase() : null;
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
             MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);

@@ -122,20 +122,35 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
 
     /** Builds the manager; {@code client} is the application's bean when {@link #usesClientBean()}, else ignored. */
     MongoLockManager newManager(MongoClient client, LockListener listener) {
+        MongoLockManager.Builder builder = builder().listener(listener);
+        if (usesClientBean()) {
+            builder.client(client);
+        }
+        return builder.build();
+    }
+
+    /**
+     * Checks these settings as the manager's builder will, creating no client: a failed deployment must
+     * not leave a connection pool behind.
+     *
+     * @throws io.github.mongolock.LockConfigurationException naming the setting and value that are wrong
+     */
+    void validate() {
+        builder().validate();
+    }
+
+    private MongoLockManager.Builder builder() {
         MongoLockManager.Builder builder = MongoLockManager.builder()
                 .collection(collection)
                 .leaseTime(leaseTime)
                 .waitTime(waitTime)
-                .pushWakeUp(pushWakeUp)
-                .listener(listener);
-        if (usesClientBean()) {
-            builder.client(client);
-        } else {
+                .pushWakeUp(pushWakeUp);
+        if (!usesClientBean()) {
             builder.uri(uri.get()).storeTimeout(storeTimeout);
         }
         database.ifPresent(builder::database);
         instanceId.ifPresent(builder::instanceId);
-        return builder.build();
+        return builder;
     }
 
     private static void parseUri(String uri, List<String> problems) {

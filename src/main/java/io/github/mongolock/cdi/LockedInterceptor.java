@@ -45,6 +45,10 @@ public class LockedInterceptor implements Serializable {
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
+        if (LockedOperations.isObjectMethod(invocation.getMethod())
+                && !invocation.getMethod().isAnnotationPresent(Locked.class)) {
+            return invocation.proceed(); // reached through a class-level binding, which never locks object methods
+        }
         LockedOperation operation = bean != null
                 ? extension.operation(bean.getBeanClass(), invocation.getMethod())
                 : extension.operation(invocation.getTarget(), invocation.getMethod());

@@ -37,7 +37,9 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
 
     /**
      * Acquires the lock, proceeds, and releases it when the method returns or throws, or, for a
-     * returned stage, when the stage completes (on whichever thread completes it).
+     * returned stage, when the stage completes (on whichever thread completes it). While the method
+     * runs, nested {@code @Locked} calls of the same name on its thread re-enter; once it has returned
+     * a pending stage, no later call re-enters that hold.
      */
     Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
         String lockName = name.render(invocation.getParameters());
@@ -61,6 +63,9 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         }
         if (returns.asynchronous() && result != null) {
             CompletionStage<?> stage = (CompletionStage<?>) result;
+            // The call is over and this thread goes back to its pool; the hold now belongs to the stage.
+            // Detached, it is never re-entered by whatever the thread runs next.
+            session.detach();
             // whenComplete's stage completes after the release, with the method's outcome; a release failure
             // (a lost lease) fails it, or is added as suppressed to the method's own failure.
             CompletionStage<?> released;

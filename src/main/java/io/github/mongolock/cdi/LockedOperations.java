@@ -155,6 +155,19 @@ final class LockedOperations {
         return Optional.empty();
     }
 
+    /**
+     * Whether {@code method} is {@code toString()}, {@code hashCode()} or {@code equals(Object)}: a class-level
+     * {@code @Locked} never locks them (a log line or a map lookup must not become a lock round trip);
+     * only a {@code @Locked} on the method itself does.
+     */
+    static boolean isObjectMethod(Method method) {
+        return switch (method.getName()) {
+            case "toString", "hashCode" -> method.getParameterCount() == 0;
+            case "equals" -> method.getParameterCount() == 1 && method.getParameterTypes()[0] == Object.class;
+            default -> false;
+        };
+    }
+
     /** {@code com.acme.Billing.charge(String, long)} */
     static String label(Method method) {
         return method.getDeclaringClass().getName() + "." + method.getName()

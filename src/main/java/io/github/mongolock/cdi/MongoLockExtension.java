@@ -8,6 +8,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
@@ -130,6 +131,7 @@ public class MongoLockExtension implements Extension {
             // A private method is intercepted only as an EJB timer callback (@AroundTimeout), so only its own
             // @Locked counts; a class-level @Locked does not reach private helpers.
             if (locked == null || Modifier.isStatic(modifiers) || (Modifier.isPrivate(modifiers) && !onMethod)
+                    || (!onMethod && LockedOperations.isObjectMethod(method))
                     || method.getDeclaringClass() == Object.class || method.isBridge() || method.isSynthetic()) {
                 continue;
             }
@@ -198,19 +200,34 @@ public class MongoLockExtension implements Extension {
         return manager;
     }
 
-    /** Creates the manager now, so that a setting the core rejects stops the deployment instead of the first call. */
-    void startManager(@Observes AfterDeploymentValidation validation, BeanManager beans) {
+    /**
+     * Checks the manager's settings as its builder will, so that a setting the core rejects stops the
+     * deployment. Nothing is created yet: another extension may still fail the deployment, and a
+     * manager started now would leave its MongoClient open.
+     */
+    void validateManager(@Observes AfterDeploymentValidation validation) {
+        if (!managerRegistered) {
+            return;
+        }
+        try {
+            settings.validate();
+        } catch (LockException | IllegalArgumentException invalid) {
+            validation.addDeploymentProblem(new LockConfigurationException(
+                    CdiMessages.managerNotCreated(invalid.getMessage()), invalid));
+        }
+    }
+
+    /**
+     * Starts the manager as soon as the application is up (the event is fired only after a successful
+     * deployment), so connection settings take effect, and readiness reports, before the first call.
+     */
+    void startManager(@Observes @Initialized(ApplicationScoped.class) Object applicationStarted, BeanManager beans) {
         if (!managerRegistered) {
             return;
         }
         for (Bean<?> bean : beans.getBeans(LockManager.class)) {
             if (bean.getBeanClass() == MongoLockExtension.class) {
-                try {
-                    startNow(beans, bean);
-                } catch (LockException | IllegalArgumentException invalid) {
-                    validation.addDeploymentProblem(new LockConfigurationException(
-                            CdiMessages.managerNotCreated(invalid.getMessage()), invalid));
-                }
+                startNow(beans, bean);
             }
         }
     }

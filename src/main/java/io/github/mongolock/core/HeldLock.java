@@ -1,16 +1,23 @@
 package io.github.mongolock.core;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What this manager knows about one lock it holds for one owner: the acquisition's fencing token,
- * the document version it last wrote, the hold count, and until when the lease is confirmed.
+ * What this manager knows about one fresh acquisition of one lock: its owner id (unique per
+ * acquisition), fencing token, the document version it last wrote, the hold count, until when the
+ * lease is confirmed, and which threads are inside it.
+ *
+ * <p>A hold is <em>bound</em> to the thread that acquired it until it is closed or detached; only a
+ * thread bound to at least one open hold re-enters the lock. That is what makes ownership follow the
+ * caller: a hold handed to other code (a pending stage returned by a {@code @Locked} method, a
+ * detached session) is never re-entered by whatever runs next on the same pooled thread.
  *
  * <p>{@link #mutex} serialises this owner's re-entries and releases, because sessions may be
  * closed from any thread and each compare-and-set must start from the version the previous one
  * left. {@code status} and {@code confirmedUntilNanos} are volatile so {@code isHeld()} and the
- * renewer can read them without taking the mutex.
+ * renewer can read them without taking the mutex; the bindings are a concurrent map for the same reason.
  */
 final class HeldLock {
 
@@ -33,6 +40,8 @@ final class HeldLock {
     volatile String lossReason;
     /** Monotonic time before which the store is known to still count this lease as ours. */
     private volatile long confirmedUntilNanos;
+    /** Open holds per thread they are bound to. */
+    private final ConcurrentHashMap<Thread, Integer> boundHolds = new ConcurrentHashMap<>();
 
     HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos) {
         this.name = name;
@@ -54,6 +63,19 @@ final class HeldLock {
         if (until - confirmedUntilNanos > 0) {
             confirmedUntilNanos = until;
         }
+    }
+
+    void bind(Thread thread) {
+        boundHolds.merge(thread, 1, Integer::sum);
+    }
+
+    void unbind(Thread thread) {
+        boundHolds.computeIfPresent(thread, (key, count) -> count == 1 ? null : count - 1);
+    }
+
+    /** Whether {@code thread} is inside this acquisition: an acquire there is a nested call and re-enters. */
+    boolean isBoundTo(Thread thread) {
+        return boundHolds.containsKey(thread);
     }
 
     boolean confirmedAt(long nowNanos) {

@@ -27,12 +27,33 @@ public final class LockArguments {
             throw new LockConfigurationException("Lock name " + quote(name) + " contains a NUL character at index "
                     + nul + ": a lock name must not contain NUL (\\u0000).");
         }
+        int lone = loneSurrogate(name);
+        if (lone >= 0) {
+            // UTF-8 cannot encode it: MongoDB would store U+FFFD, and two such names would be one lock.
+            throw new LockConfigurationException("Lock name " + quote(name) + " has a lone surrogate "
+                    + String.format("\\u%04X", (int) name.charAt(lone)) + " at index " + lone
+                    + ": a lock name must be well-formed UTF-16. Was a string cut in the middle of a character"
+                    + " (e.g. an emoji)? Cut with String.offsetByCodePoints, or hash the key.");
+        }
         int bytes = name.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_NAME_BYTES) {
             throw new LockConfigurationException("Lock name " + quote(name) + " is " + bytes
                     + " UTF-8 bytes long: at most " + MAX_NAME_BYTES + " are allowed. Use a shorter name, e.g. a hash of the long key.");
         }
         return name;
+    }
+
+    /** The index of the first surrogate that is not half of a pair, or -1. */
+    private static int loneSurrogate(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** @param source where the value came from, e.g. {@code "leaseTime"} or {@code "mongolock.lease-time"} */
@@ -72,6 +93,11 @@ public final class LockArguments {
     public static Optional<String> storeTimeoutProblem(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             return Optional.of("it must be positive, e.g. PT10S.");
+        }
+        if (timeout.toMillis() < 1) {
+            // The driver counts in whole milliseconds and reads 0 as "no timeout at all".
+            return Optional.of("it must be at least 1 ms (PT0.001S): the MongoDB driver counts whole milliseconds"
+                    + " and would read it as 0, which means no timeout at all. Use e.g. PT10S.");
         }
         return Optional.empty();
     }

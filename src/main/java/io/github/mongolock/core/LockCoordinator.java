@@ -5,7 +5,6 @@ import io.github.mongolock.LockException;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockListener;
-import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
@@ -13,41 +12,49 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
- * local wake-ups and jittered backoff, re-entrancy bookkeeping, lease renewal and loss detection.
+ * local wake-ups and jittered backoff, fresh acquisition, lease renewal and shutdown; what the owner
+ * does to a held lock afterwards lives in {@link OwnedLocks}.
  *
- * <p>The owner of a hold is {@code <ownerPrefix>:<thread id>}; {@code ownerPrefix} must be unique
- * per coordinator (it contains a random nonce), so two coordinators never re-enter each other's
- * locks. One coordinator holds at most one {@link HeldLock} per name: two of its threads exclude
- * each other locally without a round trip. Thread-safe.
+ * <p><b>Owners.</b> Every fresh acquisition writes an owner id of its own,
+ * {@code <ownerPrefix>:<acquisition number>}; {@code ownerPrefix} must be unique per coordinator (it
+ * contains a random nonce). Re-entry is for the caller that is inside a hold: the hold is bound to the
+ * thread that acquired it until it is closed or {@link LockSession#detach() detached}, and only a
+ * thread bound to it re-enters. One coordinator holds at most one acquisition per name: its other
+ * callers wait for it locally, without a round trip.
+ *
+ * <p><b>Shutdown.</b> {@link #close()} refuses new acquisitions, waits for the store calls under way
+ * (so a grant already on its way is registered, then released), releases everything still held, and
+ * returns only when none of its calls can still use the store. Thread-safe.
  */
 public final class LockCoordinator implements LockManager, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(LockCoordinator.class.getName());
+    /**
+     * How long close() waits for store calls under way before releasing what is held. Every call is
+     * bounded by the client's timeouts; this only keeps a hung client from hanging the shutdown.
+     */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(30);
 
     private final LockStore store;
     private final String ownerPrefix;
     private final Duration defaultLease;
     private final Duration defaultWait;
     private final MonotonicClock clock;
-    private final List<LockListener> listeners;
     private final RetryBackoff backoff;
-    private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
+    private final AtomicLong acquisitions = new AtomicLong();
     private final ReleaseSignals signals = new ReleaseSignals();
+    private final LockEvents events;
+    private final OwnedLocks owned;
+    private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
     private final ReleaseFeed releaseFeed;
-    /** Delivers losses found in the background, so a slow listener never holds up the renewals; created on first use. */
-    private ExecutorService lossNotices;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -70,9 +77,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.defaultLease = LockArguments.checkLease(defaultLease, "leaseTime");
         this.defaultWait = LockArguments.checkWait(defaultWait, "waitTime");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.listeners = List.copyOf(listeners);
-        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix,
-                held::values, this::leaseLost);
+        this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
+        this.owned = new OwnedLocks(store, clock, signals, events);
+        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, owned::leaseLost);
     }
 
     @Override
@@ -111,9 +118,17 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return releaseFeed.status();
     }
 
-    /** The owner id the calling thread acquires under. */
+    /**
+     * The owner of a lock the calling thread is inside (if it is inside several, one of them), else the
+     * prefix every owner of this coordinator starts with.
+     *
+     * @deprecated owners are per acquisition now; use {@link LockSession#owner()}
+     */
+    @Deprecated
     public String currentOwner() {
-        return ownerPrefix + ":" + Thread.currentThread().getId();
+        Thread caller = Thread.currentThread();
+        return owned.all().stream().filter(lock -> lock.isBoundTo(caller)).map(lock -> lock.owner)
+                .findFirst().orElse(ownerPrefix);
     }
 
     private Optional<LockSession> obtain(String name, LockOptions options, boolean throwWhenBusy) {
@@ -122,7 +137,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         Objects.requireNonNull(options, "options");
         Duration wait = LockArguments.checkWait(options.waitTime().orElse(defaultWait), "waitTime");
         Duration lease = LockArguments.checkLease(options.leaseTime().orElse(defaultLease), "leaseTime");
-        String owner = currentOwner();
+        Thread caller = Thread.currentThread();
         long waitNanos = LockArguments.saturatedNanos(wait);
         long start = clock.nanoTime();
         // Join before the first attempt so a release between that attempt and the park is seen.
@@ -132,12 +147,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         try {
             for (int attempt = 0; ; attempt++) {
                 ensureOpen();
-                if (signal != null && Thread.currentThread().isInterrupted()) {
+                if (signal != null && caller.isInterrupted()) {
                     throw interrupted(name, null);
                 }
                 long generation = signal == null ? 0 : signal.generation();
-                HeldLock current = held.get(name);
-                if (current != null && current.owner.equals(owner)) {
+                HeldLock current = owned.get(name);
+                if (current != null && current.isBoundTo(caller)) {
                     outcome = reenter(current);
                     if (outcome.isPresent()) {
                         return outcome;
@@ -146,16 +161,15 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 }
                 AcquireAttempt.Busy busy;
                 if (current != null && current.status == HeldLock.Status.HELD) {
-                    // Another thread of this manager holds it: no round trip needed to know.
+                    // Another caller of this manager holds it: no round trip needed to know.
                     busy = new AcquireAttempt.Busy(Optional.of(current.owner), Optional.empty());
                 } else {
-                    long sentAt = clock.nanoTime();
-                    AcquireAttempt result = attemptFresh(name, owner, lease);
-                    if (result instanceof AcquireAttempt.Granted granted) {
-                        outcome = Optional.of(registerFresh(name, owner, lease, granted, sentAt));
+                    FreshAttempt fresh = acquireFresh(name, lease);
+                    if (fresh.hold() != null) {
+                        outcome = Optional.of(fresh.hold());
                         return outcome;
                     }
-                    busy = (AcquireAttempt.Busy) result;
+                    busy = fresh.busy();
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(signals::released);
@@ -184,6 +198,59 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
+    /** What {@link #acquireFresh} found: the registered hold, or who holds the lock. */
+    private record FreshAttempt(LockHold hold, AcquireAttempt.Busy busy) {
+    }
+
+    private Optional<LockSession> reenter(HeldLock current) {
+        if (!calls.enterAcquisition()) {
+            throw closedException();
+        }
+        Optional<LockHold> hold;
+        try {
+            hold = owned.reenter(this, current);
+        } finally {
+            calls.exit();
+        }
+        // Listeners run outside the gate, so one that closes the manager cannot wait for itself.
+        hold.ifPresent(reentered -> events.fire(LockEvent.Kind.ACQUIRED, current, reentered.holdCount()));
+        return hold.map(LockSession.class::cast);
+    }
+
+    /**
+     * One fresh attempt under an owner id of its own. The registration happens inside the call gate,
+     * so close() either refuses the attempt or sees (and releases) what it was granted.
+     */
+    private FreshAttempt acquireFresh(String name, Duration lease) {
+        if (!calls.enterAcquisition()) {
+            throw closedException();
+        }
+        LockHold hold;
+        try {
+            String owner = ownerPrefix + ":" + acquisitions.incrementAndGet();
+            long sentAt = clock.nanoTime();
+            AcquireAttempt result = attemptFresh(name, owner, lease);
+            if (!(result instanceof AcquireAttempt.Granted granted)) {
+                return new FreshAttempt(null, (AcquireAttempt.Busy) result);
+            }
+            hold = owned.register(this, name, owner, lease, granted, sentAt);
+            renewer.tracked(hold.lock());
+        } finally {
+            calls.exit();
+        }
+        events.fire(LockEvent.Kind.ACQUIRED, hold.lock(), 1);
+        if (closed) {
+            // close() began while this grant was on its way: the lock is released here or by close()'s sweep.
+            LockException closing = closedException();
+            try {
+                hold.close();
+            } catch (LockException releaseFailed) {
+                closing.addSuppressed(releaseFailed);
+            }
+            throw closing;
+        }
+        return new FreshAttempt(hold, null);
+    }
     /**
      * One fresh attempt. When the store fails, the outcome is unknown (the write may have landed);
      * this thread holds nothing of {@code name}, so any document owned by it is an orphan of this very
@@ -210,205 +277,24 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    private LockSession registerFresh(String name, String owner, Duration lease, AcquireAttempt.Granted granted,
-                                      long sentAt) {
-        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAt);
-        HeldLock previous = held.put(name, lock);
-        if (previous != null) {
-            // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
-            leaseLost(previous, "the lease ran out and another thread of this manager took the lock over (token "
-                    + granted.fencingToken() + ")");
-        }
-        renewer.tracked(lock);
-        fire(LockEvent.Kind.ACQUIRED, lock, 1);
-        if (closed) {
-            release(lock);
-            throw closedException();
-        }
-        return new LockHold(this, lock, 1);
-    }
-
-    private Optional<LockSession> reenter(HeldLock lock) {
-        int holds;
-        lock.mutex.lock();
-        try {
-            if (lock.status == HeldLock.Status.RELEASED) {
-                return Optional.empty();
-            }
-            if (lock.status == HeldLock.Status.LOST) {
-                throw lost(lock, "cannot be re-entered");
-            }
-            long sentAt = clock.nanoTime();
-            boolean moved;
-            try {
-                moved = store.reenter(lock.name, lock.owner, lock.version);
-            } catch (LockException failure) {
-                lostInOwnCall(lock, "re-entering failed and its outcome is unknown: " + failure.getMessage());
-                throw failure;
-            }
-            if (!moved) {
-                lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
-                throw lost(lock, "cannot be re-entered");
-            }
-            lock.version++;
-            holds = ++lock.holds;
-            lock.confirm(sentAt);
-        } finally {
-            lock.mutex.unlock();
-        }
-        fire(LockEvent.Kind.ACQUIRED, lock, holds);
-        return Optional.of(new LockHold(this, lock, holds));
-    }
-
-    void release(HeldLock lock) {
-        boolean freed = false;
-        int remaining;
-        lock.mutex.lock();
-        try {
-            switch (lock.status) {
-                case RELEASED:
-                    return; // the manager was closed and released it already
-                case LOST:
-                    remaining = lock.holds - 1;
-                    dropHold(lock, remaining);
-                    if (remaining == 0) {
-                        freeIfStillOurs(lock);
-                    }
-                    throw lost(lock, "was not released by this close()");
-                default:
-                    break;
-            }
-            remaining = lock.holds - 1;
-            boolean released;
-            // Releasing is clean-up: an interrupted thread must still be able to let go of its lock,
-            // so the driver does not see the interrupt; the flag is restored afterwards.
-            boolean interrupted = Thread.interrupted();
-            try {
-                released = store.release(lock.name, lock.owner, lock.version, remaining);
-            } catch (LockException failure) {
-                boolean alreadyUnconfirmed = !lock.confirmedAt(clock.nanoTime());
-                lostInOwnCall(lock, alreadyUnconfirmed
-                        ? "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it"
-                        : "releasing failed and its outcome is unknown: " + failure.getMessage());
-                dropHold(lock, remaining);
-                if (alreadyUnconfirmed) {
-                    // The loss was known before the store failed: report the loss, with the failure attached.
-                    LockLostException lost = lost(lock, "was not released by this close()");
-                    lost.addSuppressed(failure);
-                    throw lost;
-                }
-                throw new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
-                        + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out.",
-                        failure);
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (!released) {
-                lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
-                dropHold(lock, remaining);
-                throw lost(lock, "was not released by this close(): it is not ours any more");
-            }
-            lock.version++;
-            lock.holds = remaining;
-            if (remaining == 0) {
-                lock.status = HeldLock.Status.RELEASED;
-                held.remove(lock.name, lock);
-                freed = true;
-            }
-        } finally {
-            lock.mutex.unlock();
-        }
-        if (freed) {
-            signals.released(lock.name);
-        }
-        fire(LockEvent.Kind.RELEASED, lock, remaining);
-    }
-
-    /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
-    private void lostInOwnCall(HeldLock lock, String reason) {
-        if (lock.markLost(reason)) {
-            fire(LockEvent.Kind.LEASE_LOST, lock, 0);
-        }
-    }
-
-    /** Caller holds the mutex: one hold of a lock that is not held any more goes; the last takes it off the table. */
-    private void dropHold(HeldLock lock, int remaining) {
-        lock.holds = remaining;
-        if (remaining == 0) {
-            held.remove(lock.name, lock);
-        }
-    }
-
-    /**
-     * A lease lost locally (unconfirmed, or a store failure) may still be ours in the store: a
-     * version-checked release frees it early, and changes nothing if anyone else moved it.
-     */
-    private void freeIfStillOurs(HeldLock lock) {
-        try {
-            if (store.release(lock.name, lock.owner, lock.version, 0)) {
-                signals.released(lock.name);
-            }
-        } catch (LockException stillDown) {
-            LOG.log(Level.DEBUG, "could not free lost lock {0} early; it frees itself when its lease runs out", lock.name);
-        }
-    }
-
     boolean isHeld(HeldLock lock) {
         return !closed && lock.isHeldAt(clock.nanoTime());
     }
 
-    /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
-    private void leaseLost(HeldLock lock, String reason) {
-        boolean changed = false;
-        if (lock.mutex.tryLock()) {
-            try {
-                changed = lock.markLost(reason);
-            } finally {
-                lock.mutex.unlock();
-            }
-        }
-        // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
-        if (changed) {
-            LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
-                    + ", owner " + lock.owner + "): " + reason);
-            notifyLossLater(lock);
-        }
-    }
-
-    private synchronized void notifyLossLater(HeldLock lock) {
-        if (listeners.isEmpty()) {
-            return;
-        }
-        if (lossNotices == null) {
-            lossNotices = Executors.newSingleThreadExecutor(new DaemonThreads("mongolock-notices-" + ownerPrefix));
-        }
+    void release(HeldLock lock) {
+        calls.enterRelease();
         try {
-            lossNotices.execute(() -> fire(LockEvent.Kind.LEASE_LOST, lock, 0));
-        } catch (RejectedExecutionException closing) {
-            fire(LockEvent.Kind.LEASE_LOST, lock, 0);
-        }
-    }
-
-    private void fire(LockEvent.Kind kind, HeldLock lock, int holdCount) {
-        if (listeners.isEmpty()) {
-            return;
-        }
-        LockEvent event = new LockEvent(kind, lock.name, lock.fencingToken, lock.owner, holdCount);
-        for (LockListener listener : listeners) {
-            try {
-                listener.onEvent(event);
-            } catch (RuntimeException broken) {
-                LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
-            }
+            owned.release(lock);
+        } finally {
+            calls.exit();
         }
     }
 
     /**
-     * Stops renewals, then releases every lock still held (each with its version check); wakes all
-     * waiters, who then fail. Store failures are logged: such locks free themselves when their
-     * leases run out.
+     * Refuses new acquisitions, stops renewals and the push feed, waits for the store calls under way,
+     * then releases every lock still held, whatever its hold count (on an interrupted thread too), and
+     * wakes all waiters, who then fail. Locks MongoDB could not be told about are logged: they free
+     * themselves when their leases run out. Later {@code close()} calls of sessions do nothing.
      */
     @Override
     public void close() {
@@ -416,34 +302,15 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             return;
         }
         closed = true;
+        signals.releasedAll();
         renewer.close();
         releaseFeed.close();
-        synchronized (this) {
-            if (lossNotices != null) {
-                lossNotices.shutdown(); // notices already queued are still delivered
-            }
+        if (!calls.closeAndDrain(LockArguments.saturatedNanos(CLOSE_GRACE))) {
+            LOG.log(Level.WARNING, "mongolock: store calls of " + ownerPrefix + " were still running " + CLOSE_GRACE
+                    + " after close() began; releasing held locks anyway");
         }
-        List<String> unreleased = new ArrayList<>();
-        for (HeldLock lock : held.values()) {
-            lock.mutex.lock();
-            try {
-                if (lock.status != HeldLock.Status.HELD) {
-                    continue;
-                }
-                try {
-                    store.release(lock.name, lock.owner, lock.version, 0);
-                } catch (LockException failure) {
-                    unreleased.add(lock.name);
-                }
-                lock.holds = 0;
-                lock.status = HeldLock.Status.RELEASED;
-                held.remove(lock.name, lock);
-            } finally {
-                lock.mutex.unlock();
-            }
-            signals.released(lock.name);
-            fire(LockEvent.Kind.RELEASED, lock, 0);
-        }
+        List<String> unreleased = owned.releaseAll();
+        events.close();
         signals.releasedAll();
         if (!unreleased.isEmpty()) {
             LOG.log(Level.WARNING, "mongolock could not release " + unreleased
@@ -468,12 +335,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 .append(" unless renewed"));
         message.append(". Wait longer, or use tryAcquire to go on without the lock.");
         return new LockTimeoutException(name, message.toString());
-    }
-
-    private LockLostException lost(HeldLock lock, String what) {
-        return new LockLostException(lock.name, lock.fencingToken, "Lock \"" + lock.name + "\" (token " + lock.fencingToken
-                + ") " + what + ": " + lock.lossReason + ". Work done under it since then was not protected;"
-                + " close the sessions of this acquisition and acquire the lock again.");
     }
 
     private static LockInterruptedException interrupted(String name, InterruptedException cause) {

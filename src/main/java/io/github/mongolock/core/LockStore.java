@@ -4,6 +4,7 @@ import io.github.mongolock.LockInfo;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -35,9 +36,20 @@ public interface LockStore {
     boolean release(String name, String owner, long version, int remainingHolds);
 
     /**
+     * Sets the hold count of the acquisition ({@code owner}, {@code leaseId}) to {@code holds} whatever
+     * the version, and moves the version on; {@code holds == 0} frees the lock. Only for the owner's own
+     * repair after a re-entry or release whose outcome was unknown: its compare-and-set then misses
+     * although the lock is still its own. Owner and lease id are unique per acquisition, so no other
+     * acquisition's lock can be touched.
+     *
+     * @return the document's new version, or empty when the lock is not this acquisition's any more
+     */
+    OptionalLong resync(String name, String owner, String leaseId, int holds);
+
+    /**
      * Frees {@code name} if {@code owner} holds it, whatever its version. Only for cleaning up after a
-     * fresh acquisition whose outcome is unknown (the store failed mid-call): the caller guarantees
-     * that {@code owner} holds nothing of {@code name} it knows of, so such a document is an orphan.
+     * fresh acquisition whose outcome is unknown (the store failed mid-call): owners are unique per
+     * attempt, so a document with this owner can only be that attempt's orphan.
      */
     void abandon(String name, String owner);
 

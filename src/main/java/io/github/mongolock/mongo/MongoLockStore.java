@@ -43,6 +43,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.bson.Document;
@@ -55,7 +56,7 @@ import org.bson.conversions.Bson;
  * <pre>{@code
  * {
  *   _id:        "invoice-run",          // the lock name, only ever used as a string value
- *   owner:      "web-1-4711-3f2a:9c0e51d2:42" | null,   // <instance-id>:<manager nonce>:<thread id>; null when free
+ *   owner:      "web-1-4711-3f2a:9c0e51d2:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
  *   holds:      1,                      // the owner's hold count; 0 when free
  *   version:    NumberLong(17),         // +1 on every acquisition, re-entry and release (the compare-and-set key)
  *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never reset
@@ -172,6 +173,18 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
+    public OptionalLong resync(String name, String owner, String leaseId, int holds) {
+        Bson update = holds == 0
+                ? combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))
+                : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
+        // The BEFORE image is this write's own input (see class doc): the new version is one more.
+        Document before = call("resync", name, () -> locks.findOneAndUpdate(
+                and(eq(ID, name), eq(OWNER, owner), eq(LEASE_ID, leaseId)), update,
+                new FindOneAndUpdateOptions().projection(include(VERSION)).returnDocument(ReturnDocument.BEFORE)));
+        return before == null ? OptionalLong.empty() : OptionalLong.of(number(before, VERSION) + 1);
+    }
+
+    @Override
     public void abandon(String name, String owner) {
         call("clean up", name, () -> locks.updateOne(and(eq(ID, name), eq(OWNER, owner)),
                 combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))));
@@ -240,6 +253,12 @@ public final class MongoLockStore implements LockStore {
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " Check that MongoDB is reachable and that the user may read and write "
                     + namespace + ".", failure, !neverSent);
+        } catch (IllegalStateException clientClosed) {
+            // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
+            boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
+            throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "
+                    + clientClosed.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
+                    clientClosed, !closedBeforeSending);
         }
     }
 

@@ -382,4 +382,65 @@ class LockCoordinatorTest {
             assertEquals(session.fencingToken(), realStore.inspect("job").orElseThrow().fencingToken());
         }
     }
+
+    /** Issue 9, item 5: a nested acquire whose request never left the client marked the outer hold lost. */
+    @Test
+    void aReentryThatNeverReachedMongoDbKeepsTheHold() {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+        LockSession outer = node.acquire("job");
+        scripted.failNextReentry(ScriptedStore.StoreFault.NEVER_SENT);
+        assertThrows(LockStoreException.class, () -> node.acquire("job"), "a store failure, not a lost lease");
+        assertTrue(outer.isHeld(), "the election is over, the hold never stopped being ours");
+        assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), events.toString());
+        try (LockSession inner = node.acquire("job")) {
+            assertEquals(2, inner.holdCount());
+        }
+        outer.close();
+        assertEquals(Optional.empty(), realStore.inspect("job"));
+    }
+
+    /** Issue 9, item 5: the answer of a re-entry was lost after MongoDB applied it; the next operation must still work. */
+    @Test
+    void aReentryWhoseAnswerWasLostIsRepairedByTheNextOperation() {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+        LockSession outer = node.acquire("job");
+        scripted.failNextReentry(ScriptedStore.StoreFault.ANSWER_LOST);
+        assertThrows(LockStoreException.class, () -> node.acquire("job"));
+        assertTrue(outer.isHeld());
+        try (LockSession inner = node.acquire("job")) {
+            assertEquals(2, inner.holdCount());
+            assertEquals(2, realStore.inspect("job").orElseThrow().holdCount(), "MongoDB counts what the owner counts");
+        }
+        outer.close();
+        assertEquals(Optional.empty(), realStore.inspect("job"));
+        assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), events.toString());
+    }
+
+    /** Issue 9, item 5: a nested release that failed left the outer hold lost. */
+    @Test
+    void aNestedReleaseThatFailsKeepsTheOuterHold() {
+        for (ScriptedStore.StoreFault fault : ScriptedStore.StoreFault.values()) {
+            LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+            LockSession outer = node.acquire("job-" + fault);
+            LockSession inner = node.acquire("job-" + fault);
+            scripted.failNextRelease(fault);
+            inner.close(); // the outer hold still keeps the lock: nothing is lost, nothing to report
+            assertTrue(outer.isHeld(), fault.toString());
+            assertTrue(realStore.inspect("job-" + fault).isPresent(), "still held in MongoDB: " + fault);
+            outer.close();
+            assertEquals(Optional.empty(), realStore.inspect("job-" + fault), fault.toString());
+        }
+        assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), events.toString());
+    }
+
+    /** A last release that never left the client: the caller let go, so this is no loss; the lock frees itself later. */
+    @Test
+    void aLastReleaseThatNeverReachedMongoDbIsReportedAsAStoreFailureNotALoss() {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+        LockSession session = node.acquire("job");
+        scripted.failNextRelease(ScriptedStore.StoreFault.NEVER_SENT);
+        LockStoreException failed = assertThrows(LockStoreException.class, session::close);
+        assertTrue(failed.getMessage().contains("frees itself"), failed.getMessage());
+        assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), events.toString());
+    }
 }

@@ -9,6 +9,7 @@ import io.github.mongolock.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +105,23 @@ public abstract class LockStoreContract {
         assertEquals(1, store.inspect("job").orElseThrow().holdCount());
         assertTrue(store.release("job", "a", granted.version() + 2, 0));
         assertTrue(store.inspect("job").isEmpty());
+    }
+
+    @Test
+    void resyncSetsTheOwnersHoldCountWhateverTheVersionAndOnlyForItsAcquisition() throws InterruptedException {
+        AcquireAttempt.Granted granted = grant("job", "a", LEASE);
+        assertTrue(store.reenter("job", "a", granted.version())); // its answer "lost": the owner still thinks version 1
+        assertFalse(store.release("job", "a", granted.version(), 1), "the owner's stale compare-and-set misses");
+        assertEquals(OptionalLong.of(granted.version() + 2), store.resync("job", "a", granted.leaseId(), 1));
+        assertEquals(1, store.inspect("job").orElseThrow().holdCount());
+        assertEquals(OptionalLong.empty(), store.resync("job", "a", "another-acquisition", 0), "the lease id must match");
+        assertEquals(OptionalLong.empty(), store.resync("job", "b", granted.leaseId(), 0), "the owner must match");
+        assertEquals(OptionalLong.of(granted.version() + 3), store.resync("job", "a", granted.leaseId(), 0));
+        assertTrue(store.inspect("job").isEmpty(), "zero holds frees the lock");
+        AcquireAttempt.Granted next = grant("job", "b", SHORT_LEASE);
+        assertEquals(granted.fencingToken() + 1, next.fencingToken());
+        assertEquals(OptionalLong.empty(), store.resync("job", "a", granted.leaseId(), 1), "a late resync changes nothing");
+        assertEquals("b", store.inspect("job").orElseThrow().owner());
     }
 
     @Test

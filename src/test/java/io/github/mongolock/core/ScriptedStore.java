@@ -5,6 +5,7 @@ import io.github.mongolock.LockStoreException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +22,8 @@ final class ScriptedStore implements LockStore {
     private volatile boolean renewalsFail;
     private volatile boolean releasesFail;
     private volatile boolean loseNextAcquireAnswer;
+    private volatile StoreFault nextReentryFault;
+    private volatile StoreFault nextReleaseFault;
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger acquireCalls = new AtomicInteger();
 
@@ -44,6 +47,27 @@ final class ScriptedStore implements LockStore {
         releasesFail = fail;
     }
 
+    /** How the next call fails: whether MongoDB applied it, and whether the client can know it did not. */
+    enum StoreFault {
+        /** No server could be selected: the request never left the client. */
+        NEVER_SENT,
+        /** The connection broke after the write was applied: the answer is lost. */
+        ANSWER_LOST;
+
+        LockStoreException exception() {
+            return new LockStoreException("MongoDB unreachable (scripted " + this + ")", new RuntimeException(),
+                    this == ANSWER_LOST);
+        }
+    }
+
+    void failNextReentry(StoreFault fault) {
+        nextReentryFault = fault;
+    }
+
+    void failNextRelease(StoreFault fault) {
+        nextReleaseFault = fault;
+    }
+
     void loseNextAcquireAnswer() {
         loseNextAcquireAnswer = true;
     }
@@ -61,7 +85,16 @@ final class ScriptedStore implements LockStore {
 
     @Override
     public boolean reenter(String name, String owner, long version) {
-        return real.reenter(name, owner, version);
+        StoreFault fault = nextReentryFault;
+        nextReentryFault = null;
+        if (fault == StoreFault.NEVER_SENT) {
+            throw fault.exception();
+        }
+        boolean moved = real.reenter(name, owner, version);
+        if (fault == StoreFault.ANSWER_LOST) {
+            throw fault.exception();
+        }
+        return moved;
     }
 
     @Override
@@ -69,7 +102,21 @@ final class ScriptedStore implements LockStore {
         if (releasesFail) {
             throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
         }
-        return real.release(name, owner, version, remainingHolds);
+        StoreFault fault = nextReleaseFault;
+        nextReleaseFault = null;
+        if (fault == StoreFault.NEVER_SENT) {
+            throw fault.exception();
+        }
+        boolean released = real.release(name, owner, version, remainingHolds);
+        if (fault == StoreFault.ANSWER_LOST) {
+            throw fault.exception();
+        }
+        return released;
+    }
+
+    @Override
+    public OptionalLong resync(String name, String owner, String leaseId, int holds) {
+        return real.resync(name, owner, leaseId, holds);
     }
 
     @Override

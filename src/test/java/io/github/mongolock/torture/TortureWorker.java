@@ -37,7 +37,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.bson.Document;
 
 /**
@@ -61,18 +60,16 @@ public final class TortureWorker {
     private final HistoryWriter history;
     private final MongoCollection<Document> counters;
     private final LockManager locks;
-    private final Supplier<String> currentOwner;
     private final Set<String> lostTokens;
     private final AtomicInteger sections = new AtomicInteger();
 
     private TortureWorker(WorkerSettings settings, HistoryWriter history, MongoCollection<Document> counters,
-                          LockManager locks, Supplier<String> currentOwner, Set<String> lostTokens) {
+                          LockManager locks, Set<String> lostTokens) {
         this.settings = settings;
         this.lostTokens = lostTokens;
         this.history = history;
         this.counters = counters;
         this.locks = locks;
-        this.currentOwner = currentOwner;
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -90,7 +87,6 @@ public final class TortureWorker {
         MongoClient counterClient = MongoClients.create(clientSettings(settings.uri(), storeTimeout));
         Runnable managerCloser;
         LockManager manager;
-        Supplier<String> owner;
         MongoClient lockClient = null;
         if (settings.clockOffsetNanos() == 0) {
             MongoLockManager built = MongoLockManager.builder().uri(settings.uri()).database(settings.database())
@@ -98,7 +94,6 @@ public final class TortureWorker {
                     .waitTime(Duration.ofMillis(settings.waitMs())).storeTimeout(storeTimeout)
                     .instanceId(settings.process()).listener(listener).build();
             manager = built;
-            owner = built::currentOwner;
             managerCloser = built::close;
         } else {
             // The skew scenario: the lock manager's only client clock runs far ahead of (or behind) the machine's.
@@ -113,12 +108,11 @@ public final class TortureWorker {
                     Duration.ofMillis(settings.waitMs()), skewed, List.of(listener),
                     new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix));
             manager = coordinator;
-            owner = coordinator::currentOwner;
             managerCloser = coordinator::close;
         }
         TortureWorker worker = new TortureWorker(settings, history,
                 counterClient.getDatabase(settings.database()).getCollection(WorkerSettings.COUNTERS_COLLECTION),
-                manager, owner, lostTokens);
+                manager, lostTokens);
         try {
             worker.run();
         } finally {
@@ -205,7 +199,7 @@ public final class TortureWorker {
         long start = System.nanoTime();
         String lock = session.name();
         long token = session.fencingToken();
-        String owner = currentOwner.get();
+        String owner = session.owner();
         history.started(lock, token, owner, start);
         SectionRecord.WriteOutcome write;
         SectionRecord.WriteOutcome plainWrite = SectionRecord.WriteOutcome.NONE;

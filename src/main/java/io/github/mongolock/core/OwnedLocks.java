@@ -1,0 +1,289 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockEvent;
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockStoreException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The locks one coordinator holds, at most one {@link HeldLock} per name, and everything their owner
+ * does to them after the grant: re-entry, release, recording a loss, and the sweep when the
+ * coordinator closes.
+ *
+ * <p>Two rules keep a valid hold from being declared lost by mistake. A loss is recorded only when
+ * MongoDB answered that the lock is not this acquisition's any more (a compare-and-set and then a
+ * {@link LockStore#resync} both missed), or when the lease went unconfirmed for a whole lease time;
+ * a store failure alone never counts, since the request may never have left the client. And store
+ * calls that clean up or only book-keep (re-entry, release, resync) do not see the caller's
+ * interrupt, which would make the driver refuse them half-way; the flag is restored afterwards.
+ * Thread-safe.
+ */
+final class OwnedLocks {
+
+    private static final System.Logger LOG = System.getLogger(OwnedLocks.class.getName());
+
+    private final LockStore store;
+    private final MonotonicClock clock;
+    private final ReleaseSignals signals;
+    private final LockEvents events;
+    private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
+
+    OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events) {
+        this.store = store;
+        this.clock = clock;
+        this.signals = signals;
+        this.events = events;
+    }
+
+    HeldLock get(String name) {
+        return held.get(name);
+    }
+
+    Collection<HeldLock> all() {
+        return held.values();
+    }
+
+    /** A fresh grant; the returned hold is bound to the calling thread. */
+    LockHold register(LockCoordinator coordinator, String name, String owner, Duration lease,
+                      AcquireAttempt.Granted granted, long sentAtNanos) {
+        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos);
+        HeldLock previous = held.put(name, lock);
+        if (previous != null) {
+            // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
+            leaseLost(previous, "the lease ran out and another caller of this manager took the lock over (token "
+                    + granted.fencingToken() + ")");
+        }
+        return new LockHold(coordinator, lock, 1);
+    }
+
+    /**
+     * One more hold for a caller already inside {@code lock}; empty when the lock was released meanwhile
+     * (the caller then acquires afresh). A store failure leaves the hold as it was and is thrown.
+     */
+    Optional<LockHold> reenter(LockCoordinator coordinator, HeldLock lock) {
+        lock.mutex.lock();
+        try {
+            if (lock.status == HeldLock.Status.RELEASED) {
+                return Optional.empty();
+            }
+            if (lock.status == HeldLock.Status.LOST) {
+                throw lost(lock, "cannot be re-entered");
+            }
+            long sentAt = clock.nanoTime();
+            int target = lock.holds + 1;
+            OptionalLong version = changeHolds(lock, target);
+            if (version.isEmpty()) {
+                throw lost(lock, "cannot be re-entered");
+            }
+            lock.version = version.getAsLong();
+            lock.holds = target;
+            lock.confirm(sentAt);
+            return Optional.of(new LockHold(coordinator, lock, target));
+        } finally {
+            lock.mutex.unlock();
+        }
+    }
+
+    /**
+     * The owner's compare-and-set from the version it last wrote to {@code holds} holds (0 frees the lock).
+     * When it misses, either the lock is not this acquisition's any more, or an earlier call whose answer
+     * was lost did move the version: {@link LockStore#resync} tells which, and in the second case sets
+     * the count. A store failure is thrown and changes nothing here. Caller holds the mutex.
+     *
+     * @return the new version, or empty when the lock belongs to another acquisition now (recorded as lost)
+     */
+    private OptionalLong changeHolds(HeldLock lock, int holds) {
+        long version = lock.version;
+        boolean moved = withoutInterrupt(() -> holds > lock.holds
+                ? store.reenter(lock.name, lock.owner, version)
+                : store.release(lock.name, lock.owner, version, holds));
+        if (moved) {
+            return OptionalLong.of(version + 1);
+        }
+        OptionalLong synced = withoutInterrupt(() -> store.resync(lock.name, lock.owner, lock.leaseId, holds));
+        if (synced.isEmpty()) {
+            lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
+        }
+        return synced;
+    }
+
+    void release(HeldLock lock) {
+        int remaining;
+        lock.mutex.lock();
+        try {
+            if (lock.status == HeldLock.Status.RELEASED) {
+                return; // the manager was closed and released it already
+            }
+            remaining = lock.holds - 1;
+            if (lock.status == HeldLock.Status.LOST) {
+                dropHold(lock, remaining);
+                if (remaining == 0) {
+                    freeIfStillOurs(lock);
+                }
+                throw lost(lock, "was not released by this close()");
+            }
+            OptionalLong version;
+            try {
+                version = changeHolds(lock, remaining);
+            } catch (LockStoreException | LockInterruptedException failure) {
+                if (remaining > 0) {
+                    // Nothing is lost: the outer holds keep the lock, MongoDB's count is repaired by the owner's
+                    // next call (its compare-and-set misses if this one landed), and the last release frees it.
+                    LOG.log(Level.DEBUG, "mongolock could not record a nested release of lock {0}; the next call repairs it: {1}",
+                            lock.name, failure.getMessage());
+                    lock.holds = remaining;
+                    version = OptionalLong.of(lock.version);
+                } else {
+                    throw lastReleaseFailed(lock, failure);
+                }
+            }
+            if (version.isEmpty()) {
+                dropHold(lock, remaining);
+                throw lost(lock, "was not released by this close(): it is not ours any more");
+            }
+            lock.version = version.getAsLong();
+            if (remaining == 0) {
+                markReleased(lock);
+            } else {
+                lock.holds = remaining;
+            }
+        } finally {
+            lock.mutex.unlock();
+        }
+        if (remaining == 0) {
+            signals.released(lock.name);
+        }
+        events.fire(LockEvent.Kind.RELEASED, lock, remaining);
+    }
+
+    /** Caller holds the mutex: the last release could not be told to MongoDB. */
+    private LockException lastReleaseFailed(HeldLock lock, LockException failure) {
+        if (!lock.confirmedAt(clock.nanoTime())) {
+            // The loss was known before the store failed: report the loss, with the failure attached.
+            lostInOwnCall(lock, "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it");
+            dropHold(lock, 0);
+            LockLostException lost = lost(lock, "was not released by this close()");
+            lost.addSuppressed(failure);
+            return lost;
+        }
+        // The caller let go, so this is no loss. The lock is no longer renewed: MongoDB frees it when its lease ends.
+        markReleased(lock);
+        events.fire(LockEvent.Kind.RELEASED, lock, 0);
+        return new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
+                + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out.",
+                failure, !(failure instanceof LockStoreException store) || store.outcomeUnknown());
+    }
+
+    private void markReleased(HeldLock lock) {
+        lock.holds = 0;
+        lock.status = HeldLock.Status.RELEASED;
+        held.remove(lock.name, lock);
+    }
+
+    /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
+    private void lostInOwnCall(HeldLock lock, String reason) {
+        if (lock.markLost(reason)) {
+            events.fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+        }
+    }
+
+    /** Caller holds the mutex: one hold of a lock that is not held any more goes; the last takes it off the table. */
+    private void dropHold(HeldLock lock, int remaining) {
+        lock.holds = remaining;
+        if (remaining == 0) {
+            held.remove(lock.name, lock);
+        }
+    }
+
+    /**
+     * A lease lost locally (unconfirmed, or a store failure) may still be ours in the store: a
+     * version-checked release frees it early, and changes nothing if anyone else moved it.
+     */
+    private void freeIfStillOurs(HeldLock lock) {
+        try {
+            if (withoutInterrupt(() -> store.release(lock.name, lock.owner, lock.version, 0))) {
+                signals.released(lock.name);
+            }
+        } catch (LockException stillDown) {
+            LOG.log(Level.DEBUG, "could not free lost lock {0} early; it frees itself when its lease runs out", lock.name);
+        }
+    }
+
+    /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
+    void leaseLost(HeldLock lock, String reason) {
+        boolean changed = false;
+        if (lock.mutex.tryLock()) {
+            try {
+                changed = lock.markLost(reason);
+            } finally {
+                lock.mutex.unlock();
+            }
+        }
+        // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
+        if (changed) {
+            LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
+                    + ", owner " + lock.owner + "): " + reason);
+            events.lossLater(lock);
+        }
+    }
+
+    /**
+     * Releases every lock still held, whatever its hold count, on the closing thread even if it is
+     * interrupted. Locks already lost stay in the table, so their sessions still report the loss.
+     *
+     * @return the names MongoDB could not be told about (they free themselves when their leases run out)
+     */
+    List<String> releaseAll() {
+        List<String> unreleased = new ArrayList<>();
+        for (HeldLock lock : held.values()) {
+            lock.mutex.lock();
+            try {
+                if (lock.status != HeldLock.Status.HELD) {
+                    continue;
+                }
+                try {
+                    changeHolds(lock, 0);
+                } catch (LockException failure) {
+                    unreleased.add(lock.name);
+                }
+                markReleased(lock);
+            } finally {
+                lock.mutex.unlock();
+            }
+            signals.released(lock.name);
+            events.fire(LockEvent.Kind.RELEASED, lock, 0);
+        }
+        return unreleased;
+    }
+
+    LockLostException lost(HeldLock lock, String what) {
+        return new LockLostException(lock.name, lock.fencingToken, "Lock \"" + lock.name + "\" (token " + lock.fencingToken
+                + ") " + what + ": " + lock.lossReason + ". Work done under it since then was not protected;"
+                + " close the sessions of this acquisition and acquire the lock again.");
+    }
+
+    /**
+     * Runs a store call that must complete even on an interrupted thread (the driver refuses to start
+     * I/O there, or aborts it half-way, which makes the outcome unknown); the flag is restored.
+     */
+    static <T> T withoutInterrupt(Supplier<T> call) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return call.get();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
