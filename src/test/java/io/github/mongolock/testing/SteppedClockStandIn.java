@@ -1,0 +1,127 @@
+package io.github.mongolock.testing;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The MongoDB stand-in in a JVM of its own whose wall clock the test steps, through libfaketime
+ * (Debian package {@code faketime}, installed by {@code .ci/run}): {@code $currentDate} and
+ * {@code $$NOW} follow an offset written to a file within about a second. The monotonic clock is
+ * left alone (the JVM needs it). Binds 127.0.0.1 only; the child exits when this handle is closed,
+ * when the test JVM dies (its standard input closes), or after {@link #MAX_LIFETIME} whatever happens.
+ */
+public final class SteppedClockStandIn implements AutoCloseable {
+
+    public static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
+    static final Duration MAX_LIFETIME = Duration.ofMinutes(15);
+
+    private final Process process;
+    private final Path offsetFile;
+    private final String uri;
+
+    private SteppedClockStandIn(Process process, Path offsetFile, String uri) {
+        this.process = process;
+        this.offsetFile = offsetFile;
+        this.uri = uri;
+    }
+
+    /** Whether libfaketime is installed here; tests that need it fail with this hint when it is not. */
+    public static boolean available() {
+        return Files.isReadable(LIBFAKETIME);
+    }
+
+    public static SteppedClockStandIn start(Path workDir) throws IOException {
+        if (!available()) {
+            throw new IllegalStateException(LIBFAKETIME + " is missing: install the Debian package faketime"
+                    + " (apt-get install -y faketime; .ci/run does it).");
+        }
+        Files.createDirectories(workDir);
+        Path offsetFile = workDir.resolve("faketime-offset");
+        Files.writeString(offsetFile, "+0s\n");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx192m");
+        command.add("-cp");
+        String classPath = System.getProperty("surefire.test.class.path");
+        command.add(classPath != null && !classPath.isBlank() ? classPath : System.getProperty("java.class.path"));
+        command.add(SteppedClockStandIn.class.getName());
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(workDir.resolve("stand-in.log").toFile()));
+        builder.environment().put("LD_PRELOAD", LIBFAKETIME.toString());
+        builder.environment().put("FAKETIME_TIMESTAMP_FILE", offsetFile.toString());
+        builder.environment().put("FAKETIME_CACHE_DURATION", "1");
+        builder.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        Process process = builder.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (line == null || !line.startsWith("port ")) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the stepped-clock stand-in did not start; see " + workDir.resolve("stand-in.log"));
+        }
+        String uri = "mongodb://127.0.0.1:" + line.substring(5).trim();
+        System.out.println("[mongolock tests] MongoDB backend: stand-in under libfaketime (stepped wall clock) at " + uri);
+        return new SteppedClockStandIn(process, offsetFile, uri);
+    }
+
+    public String uri() {
+        return uri;
+    }
+
+    /**
+     * Moves the stand-in's wall clock to {@code offset} from real time (e.g. {@code "+6s"},
+     * {@code "-60s"}, {@code "+0s"}), then waits until libfaketime's one-second cache has surely expired.
+     */
+    public void stepClock(String offset) throws IOException, InterruptedException {
+        Files.writeString(offsetFile, offset + "\n");
+        Thread.sleep(1_300);
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException interrupted) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The child: serves until its standard input closes (the test JVM ended) or its lifetime is over. */
+    public static void main(String[] args) throws IOException {
+        MongoServer server = new MongoServer(new MemoryBackend());
+        server.enableOplog();
+        server.bind("127.0.0.1", 0);
+        InetSocketAddress address = server.getLocalAddress();
+        System.out.println("port " + address.getPort());
+        System.out.flush();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(MAX_LIFETIME.toMillis());
+            } catch (InterruptedException ignored) {
+                // exit anyway
+            }
+            Runtime.getRuntime().halt(3);
+        }, "stand-in-lifetime");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        while (System.in.read() >= 0) {
+            // nothing to read: EOF means the parent is gone
+        }
+        server.shutdownNow();
+        System.exit(0);
+    }
+}
