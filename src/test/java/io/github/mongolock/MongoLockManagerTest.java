@@ -331,4 +331,21 @@ class MongoLockManagerTest {
             assertTrue(held.isHeld());
         }
     }
+
+    /** Issue 10's fast path: a lease that ended hours ago by the database's clock is taken over at once. */
+    @Test
+    void aLockWhoseHolderDiedLongAgoIsTakenAtOnceEvenWithALongLease() {
+        MongoLockStore store = new MongoLockStore(mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION));
+        store.tryAcquire("nightly", "crashed-node:0:1", Duration.ofHours(1));
+        mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION).updateOne(new org.bson.Document("_id", "nightly"),
+                new org.bson.Document("$set", new org.bson.Document("renewedAt",
+                        java.util.Date.from(Instant.now().minus(Duration.ofHours(3))))));
+        MongoLockManager node = node();
+        long start = System.nanoTime();
+        try (LockSession session = node.acquire("nightly", Duration.ofSeconds(5))) {
+            double waitedMs = (System.nanoTime() - start) / 1e6;
+            System.out.printf("[fast path] took over a 1 h lease that ended 2 h ago after %.0f ms%n", waitedMs);
+            assertEquals(2, session.fencingToken());
+        }
+    }
 }

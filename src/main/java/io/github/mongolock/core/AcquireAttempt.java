@@ -1,9 +1,8 @@
 package io.github.mongolock.core;
 
-import java.time.Duration;
 import java.util.Optional;
 
-/** The outcome of one {@link LockStore#tryAcquire} call. */
+/** The outcome of one {@link LockStore#tryAcquire} or {@link LockStore#takeOver} call. */
 public sealed interface AcquireAttempt {
 
     /**
@@ -14,12 +13,20 @@ public sealed interface AcquireAttempt {
     }
 
     /**
-     * Another owner holds the lock. {@code holder} and {@code remainingLease} (by the store's clock)
-     * are given when the store learned them on the way; they only tune the waiter's backoff.
+     * Another owner holds the lock. {@code sighting} is what the store read of it, when it read it:
+     * the waiter's lease rule works on it; without one the waiter just tries again.
      */
-    record Busy(Optional<String> holder, Optional<Duration> remainingLease) implements AcquireAttempt {
+    record Busy(Optional<Sighting> sighting) implements AcquireAttempt {
         public static Busy unknown() {
-            return new Busy(Optional.empty(), Optional.empty());
+            return new Busy(Optional.empty());
+        }
+
+        public static Busy seen(Sighting sighting) {
+            return new Busy(Optional.of(sighting));
+        }
+
+        public Optional<String> holder() {
+            return sighting.map(Sighting::holder);
         }
     }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
@@ -49,6 +50,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final MonotonicClock clock;
     private final RetryBackoff backoff;
     private final AtomicLong acquisitions = new AtomicLong();
+    private final LeaseWatch watch = new LeaseWatch();
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LockEvents events;
     private final OwnedLocks owned;
@@ -159,17 +161,16 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     }
                     continue; // released from another thread meanwhile: acquire afresh
                 }
-                AcquireAttempt.Busy busy;
+                FreshAttempt busy;
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
-                    busy = new AcquireAttempt.Busy(Optional.of(current.owner), Optional.empty());
+                    busy = FreshAttempt.busy(Optional.of(current.owner), null);
                 } else {
-                    FreshAttempt fresh = acquireFresh(name, lease);
-                    if (fresh.hold() != null) {
-                        outcome = Optional.of(fresh.hold());
+                    busy = acquireFresh(name, lease);
+                    if (busy.hold() != null) {
+                        outcome = Optional.of(busy.hold());
                         return outcome;
                     }
-                    busy = fresh.busy();
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(signals::released);
@@ -183,7 +184,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     return Optional.empty();
                 }
                 boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
-                long pause = Math.min(backoff.pauseNanos(attempt, busy.remainingLease().orElse(null), pushed), left);
+                long pause = Math.min(backoff.pauseNanos(attempt, busy.retryBy(), pushed), left);
                 woken = signal.awaitChange(generation, pause);
             }
         } catch (InterruptedException interruptedWhileParked) {
@@ -198,8 +199,14 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /** What {@link #acquireFresh} found: the registered hold, or who holds the lock. */
-    private record FreshAttempt(LockHold hold, AcquireAttempt.Busy busy) {
+    /**
+     * What {@link #acquireFresh} found: the registered hold; or who holds the lock, when a takeover
+     * becomes due if it stays unchanged, and by when to look again.
+     */
+    private record FreshAttempt(LockHold hold, Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
+        static FreshAttempt busy(Optional<String> holder, Duration takeoverDueIn) {
+            return new FreshAttempt(null, holder, takeoverDueIn, takeoverDueIn);
+        }
     }
 
     private Optional<LockSession> reenter(HeldLock current) {
@@ -229,10 +236,24 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         try {
             String owner = ownerPrefix + ":" + acquisitions.incrementAndGet();
             long sentAt = clock.nanoTime();
-            AcquireAttempt result = attemptFresh(name, owner, lease);
-            if (!(result instanceof AcquireAttempt.Granted granted)) {
-                return new FreshAttempt(null, (AcquireAttempt.Busy) result);
+            AcquireAttempt result = attemptFresh(name, owner, () -> store.tryAcquire(name, owner, lease));
+            if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
+                Sighting sighting = busy.sighting().get();
+                long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
+                if (dueIn > 0) {
+                    // Look again before the holder's next renewals are missed: a crash is then seen within a
+                    // quarter lease of the last renewal, and the takeover follows one lease after that.
+                    Duration freshness = sighting.holderLease().dividedBy(4);
+                    Duration due = Duration.ofNanos(dueIn);
+                    return new FreshAttempt(null, busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness);
+                }
+                sentAt = clock.nanoTime();
+                result = attemptFresh(name, owner, () -> store.takeOver(name, owner, lease, sighting));
             }
+            if (!(result instanceof AcquireAttempt.Granted granted)) {
+                return FreshAttempt.busy(((AcquireAttempt.Busy) result).holder(), null);
+            }
+            watch.forget(name);
             hold = owned.register(this, name, owner, lease, granted, sentAt);
             renewer.tracked(hold.lock());
         } finally {
@@ -249,29 +270,29 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             }
             throw closing;
         }
-        return new FreshAttempt(hold, null);
+        return new FreshAttempt(hold, Optional.empty(), null, null);
     }
+
     /**
-     * One fresh attempt. When the store fails, the outcome is unknown (the write may have landed);
-     * this thread holds nothing of {@code name}, so any document owned by it is an orphan of this very
-     * attempt and is freed right away instead of blocking others until its lease runs out.
+     * One fresh attempt ({@link LockStore#tryAcquire} or {@link LockStore#takeOver}). When the store
+     * fails, the outcome is unknown (the write may have landed); owner ids are unique per attempt, so
+     * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
+     * instead of blocking others until its lease runs out.
      */
-    private AcquireAttempt attemptFresh(String name, String owner, Duration lease) {
+    private AcquireAttempt attemptFresh(String name, String owner, Supplier<AcquireAttempt> attempt) {
         try {
-            return store.tryAcquire(name, owner, lease);
+            return attempt.get();
         } catch (LockStoreException | LockInterruptedException failure) {
             if (failure instanceof LockStoreException store && !store.outcomeUnknown()) {
                 throw failure; // never reached MongoDB: nothing to clean up
             }
-            boolean wasInterrupted = Thread.interrupted();
             try {
-                store.abandon(name, owner);
+                OwnedLocks.withoutInterrupt(() -> {
+                    store.abandon(name, owner);
+                    return null;
+                });
             } catch (LockException cleanupFailed) {
                 failure.addSuppressed(cleanupFailed);
-            } finally {
-                if (wasInterrupted) {
-                    Thread.currentThread().interrupt();
-                }
             }
             throw failure;
         }
@@ -328,11 +349,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return new LockException("This lock manager (" + ownerPrefix + ") is closed: create a new one to acquire locks.");
     }
 
-    private LockTimeoutException timeout(String name, Duration wait, AcquireAttempt.Busy busy) {
+    private LockTimeoutException timeout(String name, Duration wait, FreshAttempt busy) {
         StringBuilder message = new StringBuilder("Lock \"").append(name).append("\" was not acquired within ")
                 .append(wait).append(": it is held by ").append(busy.holder().orElse("another owner"));
-        busy.remainingLease().ifPresent(lease -> message.append(", whose lease runs out in ").append(lease)
-                .append(" unless renewed"));
+        if (busy.takeoverDueIn() != null) {
+            message.append(", which can be taken over in ").append(busy.takeoverDueIn())
+                    .append(" if it stays unrenewed until then");
+        }
         message.append(". Wait longer, or use tryAcquire to go on without the lock.");
         return new LockTimeoutException(name, message.toString());
     }

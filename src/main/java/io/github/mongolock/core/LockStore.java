@@ -9,22 +9,32 @@ import java.util.Set;
 
 /**
  * The storage SPI: each method is one atomic attempt against the store (one or a few round trips),
- * never a wait. Waiting, re-entrancy bookkeeping and renewal scheduling live in {@link LockCoordinator},
- * written once for every store.
+ * never a wait. Waiting, re-entrancy bookkeeping, renewal scheduling and the decision to take a lock
+ * over live in {@link LockCoordinator}, written once for every store.
  *
- * <p>Every method that changes a lock must filter on the lock's name <em>and</em> its owner, and the
- * hold-count changes must also filter on the version the caller last saw: a holder whose lease was
- * taken over must never alter the new holder's lock. Lease expiry is judged by the store's clock.
+ * <p>Every method that changes a lock must filter on the lock's name <em>and</em> its owner (or, for a
+ * takeover, the exact state a waiter saw), and the hold-count changes must also filter on the version
+ * the caller last saw: a holder whose lease was taken over must never alter the new holder's lock.
+ * No clock of the store's decides who holds a lock: renewals change the lock's state, and a waiter
+ * takes over a lock whose state stayed the same for a whole lease on its own clock ({@link LeaseWatch}).
  * Implementations are thread-safe and throw {@link io.github.mongolock.LockStoreException} when the
  * store cannot be reached or refuses an operation.
  */
 public interface LockStore {
 
     /**
-     * Takes {@code name} for {@code owner} if it is free, never created, or its lease has run out:
-     * one hold, a fencing token one greater than the previous one, a fresh lease of {@code lease}.
+     * Takes {@code name} for {@code owner} if it is free or never created: one hold, a fencing token one
+     * greater than the previous one, a fresh lease of {@code lease}. When another owner holds it, answers
+     * {@link AcquireAttempt.Busy} with a {@link Sighting} of the lock's exact state.
      */
     AcquireAttempt tryAcquire(String name, String owner, Duration lease);
+
+    /**
+     * Takes {@code name} for {@code owner} if it is still exactly in the state {@code sighting} saw
+     * (nobody renewed, re-entered, released or took it meanwhile), as {@link #tryAcquire} would take a
+     * free lock. The caller decides when that is allowed.
+     */
+    AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting);
 
     /** Adds one hold if the lock is still {@code owner}'s at {@code version}; renews the lease. */
     boolean reenter(String name, String owner, long version);
@@ -55,12 +65,15 @@ public interface LockStore {
 
     /**
      * Restarts the lease of every claim that still belongs to its owner and acquisition, in O(1)
-     * round trips however many claims there are.
+     * round trips however many claims there are. A renewal changes the state waiters watch.
      *
      * @return the names whose claims still hold; the others are lost
      */
     Set<String> renew(Collection<LeaseClaim> claims);
 
-    /** The lock as stored now if it is held and its lease has not run out. */
+    /**
+     * The lock as stored now if it is held and, by the database's clock, its lease has not run out:
+     * a view for people (wall-clock times), never used to decide who holds a lock.
+     */
     Optional<LockInfo> inspect(String name);
 }

@@ -23,16 +23,16 @@ record RetryBackoff(Duration initial, Duration max, Duration maxWhilePushed) {
     }
 
     /**
-     * @param attempt        0 for the pause after the first failed attempt
-     * @param remainingLease the holder's remaining lease when known: no point sleeping past it
+     * @param attempt 0 for the pause after the first failed attempt
+     * @param notAfter when known, the latest useful retry (e.g. when a takeover becomes due): no point sleeping past it
      */
-    long pauseNanos(int attempt, Duration remainingLease, boolean pushed) {
+    long pauseNanos(int attempt, Duration notAfter, boolean pushed) {
         long ceiling = initial.toNanos() << Math.min(attempt, 20);
         ceiling = Math.min(ceiling, (pushed ? maxWhilePushed : max).toNanos());
-        if (remainingLease != null) {
-            // Retry just after the lease would end: a small margin absorbs clock granularity.
-            long untilExpiry = Math.max(remainingLease.toNanos(), 0) + Duration.ofMillis(2).toNanos();
-            ceiling = Math.min(ceiling, untilExpiry);
+        if (notAfter != null) {
+            // Retry just after that moment: a small margin absorbs clock granularity.
+            long until = Math.max(notAfter.toNanos(), 0) + Duration.ofMillis(2).toNanos();
+            ceiling = Math.min(ceiling, until);
         }
         long floor = ceiling / 2;
         return floor + ThreadLocalRandom.current().nextLong(ceiling - floor + 1);

@@ -2,10 +2,7 @@ package io.github.mongolock.mongo;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Filters.expr;
-import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
-import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
@@ -13,6 +10,7 @@ import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.set;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoInterruptedException;
 import com.mongodb.MongoOperationTimeoutException;
@@ -24,6 +22,7 @@ import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Field;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
@@ -33,7 +32,9 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.Sighting;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
@@ -58,23 +59,35 @@ import org.bson.conversions.Bson;
  *   _id:        "invoice-run",          // the lock name, only ever used as a string value
  *   owner:      "web-1-4711-3f2a:9c0e51d2:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
  *   holds:      1,                      // the owner's hold count; 0 when free
- *   version:    NumberLong(17),         // +1 on every acquisition, re-entry and release (the compare-and-set key)
+ *   version:    NumberLong(17),         // +1 on every acquisition, takeover, re-entry, release and resync (the compare-and-set key)
  *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never reset
- *   leaseId:    "6740c1f2a9e8b3d1c0f4e2a7",  // unique per fresh acquisition; renewals match on it
+ *   beat:       NumberLong(1203),       // +1 on every renewal: what waiters watch
+ *   leaseId:    "b6740c1f2a9e8b3d1c0f4e2a7", // unique per fresh acquisition; renewals match on it ("b": renews beat)
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
- *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition
- *   renewedAt:  ISODate(...)            // database clock, at the last acquisition, re-entry or renewal
+ *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
+ *   renewedAt:  ISODate(...)            // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
  * }
  * }</pre>
  *
- * <p>The lease runs out at {@code renewedAt + leaseMs} by the database's clock ({@code $$NOW}); the
- * client's clock never takes part. Acquisition is an upsert on {@code {_id, holds: 0}}: it takes a
- * free lock or creates a new one in one round trip, and a duplicate-key error means the lock is
- * held. Only then is the holder read, and an expired lease taken over with a non-upsert update
- * whose filter checks expiry with {@code $expr} (MongoDB rejects {@code $expr} in upsert filters).
- * Every other change filters on {@code _id} and {@code owner}, and re-entry and release also on
- * {@code version}. Renewal moves only {@code renewedAt}, never {@code version}, so a renewal never
- * makes the owner's own compare-and-set fail. Released documents stay, so tokens keep growing.
+ * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}}: it takes a
+ * free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
+ * The holder's renewals move {@code beat} (and {@code renewedAt}); a waiter reads the lock's state
+ * ({@code version}, {@code beat}, {@code renewedAt}) and takes the lock over only when the coordinator
+ * has seen that very state unchanged for a whole lease on its own monotonic clock, with a
+ * compare-and-set whose filter is that state: equality filters only, no {@code $expr}, no
+ * {@code $$NOW}. The one use of the database's clock is the fast path for a lease that ended very long
+ * ago ({@link #LONG_AGO}): it reads {@code $$NOW} in the same aggregation, and is skipped where the
+ * server refuses that aggregation. Every other change filters on {@code _id} and {@code owner}, and
+ * re-entry and release also on {@code version}. Renewal never moves {@code version}, so it never makes
+ * the owner's own compare-and-set fail. Released documents stay, so tokens keep growing.
+ *
+ * <p><b>Older versions.</b> Documents written before {@code beat} existed work as they are: a missing
+ * {@code beat} is part of the state like any value. A holder still running the earlier version renews
+ * {@code renewedAt} only; its lease id lacks the {@value #BEAT_RENEWED} prefix, so for its locks
+ * {@code renewedAt} is part of the watched state and of the takeover's filter, and it is seen renewing. Old
+ * waiters judge leases by {@code renewedAt + leaseMs <= $$NOW} as before; this version keeps writing
+ * both fields, so during a rolling upgrade the old rule still works (with its clock assumption) until the
+ * last old node is gone.
  *
  * <p>Writes use majority write concern and reads go to the primary with majority read concern,
  * whatever the collection given was configured with. Thread-safe.
@@ -86,19 +99,44 @@ public final class MongoLockStore implements LockStore {
     static final String HOLDS = "holds";
     static final String VERSION = "version";
     static final String TOKEN = "token";
+    static final String BEAT = "beat";
     static final String LEASE_ID = "leaseId";
     static final String LEASE_MS = "leaseMs";
     static final String ACQUIRED_AT = "acquiredAt";
     static final String RENEWED_AT = "renewedAt";
 
-    private static final String REMAINING_MS = "remainingMs";
-    private static final Document LEASE_END = new Document("$add", List.of("$" + RENEWED_AT, "$" + LEASE_MS));
-    private static final Bson EXPIRED = expr(new Document("$lte", List.of(LEASE_END, "$$NOW")));
-    private static final Bson NOT_EXPIRED = expr(new Document("$gt", List.of(LEASE_END, "$$NOW")));
+    /**
+     * The fast path: a lease that ended, by the database's clock, more than this long ago (and more than
+     * its own length ago) is taken over at once. It assumes the database's clock never steps forward by
+     * this much between a renewal and a waiter's read; smaller steps, and any step back, are harmless.
+     */
+    public static final Duration LONG_AGO = Duration.ofMinutes(1);
+
+    private static final String SERVER_NOW = "serverNow";
     private static final FindOneAndUpdateOptions UPSERT_BEFORE =
             new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
     private static final FindOneAndUpdateOptions BEFORE =
             new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
+
+    /**
+     * Starts every lease id this version writes. Its holders renew {@code beat}; a lease id without it
+     * belongs to a holder of the earlier version, which renews {@code renewedAt} only.
+     */
+    static final String BEAT_RENEWED = "b";
+
+    /**
+     * The state a waiter watches: equal only if nothing touched the lock in between. {@code renewedAt}
+     * is part of it for the earlier version's holders, whose renewals move nothing else.
+     */
+    private record WatchedState(Object version, Object beat, Object renewedAt, boolean renewsBeat) {
+
+        Bson filter(String name) {
+            // renewedAt is compared only when it is what the holder renews: an equality on a date is exact
+            // on MongoDB (milliseconds) but not on every compatible server.
+            return renewsBeat ? and(eq(ID, name), eq(VERSION, version), eq(BEAT, beat))
+                    : and(eq(ID, name), eq(VERSION, version), eq(BEAT, beat), eq(RENEWED_AT, renewedAt));
+        }
+    }
 
     private final MongoCollection<Document> locks;
     private final String namespace;
@@ -118,42 +156,87 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
-        String leaseId = new ObjectId().toHexString();
-        Bson take = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
-                inc(VERSION, 1L), inc(TOKEN, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT));
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
+            String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
             Document before = call("acquire", name, () -> locks.findOneAndUpdate(
-                    and(eq(ID, name), eq(HOLDS, 0)), take, UPSERT_BEFORE));
+                    and(eq(ID, name), eq(HOLDS, 0)), take(owner, lease, leaseId), UPSERT_BEFORE));
             return granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!isDuplicateKey(failure.getCause())) {
                 throw failure;
             }
         }
-        Document state = call("inspect", name, () -> locks.aggregate(List.of(
-                Aggregates.match(eq(ID, name)),
-                Aggregates.project(Projections.fields(include(OWNER, HOLDS),
-                        Projections.computed(REMAINING_MS, new Document("$subtract", List.of(LEASE_END, "$$NOW"))))))).first());
+        Document state = read(name);
         if (state == null) {
             return AcquireAttempt.Busy.unknown();
         }
-        long remainingMs = number(state, REMAINING_MS);
-        if (number(state, HOLDS) > 0 && remainingMs > 0) {
-            return new AcquireAttempt.Busy(Optional.ofNullable(state.getString(OWNER)),
-                    Optional.of(Duration.ofMillis(remainingMs)));
+        Sighting sighting = sighting(state);
+        if (number(state, HOLDS) == 0) {
+            // Released between the two calls: take it if it is still as just read.
+            return takeOver(name, owner, lease, sighting);
         }
-        // Released meanwhile, or the lease ran out: take it over if that is still true at the write.
-        Document before = call("take over", name, () -> locks.findOneAndUpdate(
-                and(eq(ID, name), or(eq(HOLDS, 0), EXPIRED)), take, BEFORE));
+        return AcquireAttempt.Busy.seen(sighting);
+    }
+
+    @Override
+    public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+        if (!(sighting.state() instanceof WatchedState seen)) {
+            throw new IllegalArgumentException("not a sighting of this store: " + sighting);
+        }
+        String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
+        // Equality on the watched state: any renewal, re-entry, release or grant since the sighting makes
+        // this match nothing. A missing field (a document of the earlier version) matches as null.
+        Document before = call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
+                take(owner, lease, leaseId), BEFORE));
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
-    private static AcquireAttempt granted(Document before, String leaseId) {
+    private static Bson take(String owner, Duration lease, String leaseId) {
+        return combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
+                inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT));
+    }
+
+    private static AcquireAttempt.Granted granted(Document before, String leaseId) {
         if (before == null) {
             return new AcquireAttempt.Granted(1, 1, leaseId); // created by this upsert
         }
         return new AcquireAttempt.Granted(number(before, TOKEN) + 1, number(before, VERSION) + 1, leaseId);
+    }
+
+    /**
+     * The lock's document with the database's current time as {@value #SERVER_NOW}, in one read; where
+     * the server refuses {@code $$NOW} in an aggregation (FerretDB 1.x), the plain document: the fast
+     * path is then skipped, nothing else changes. Null when there is no document.
+     */
+    private Document read(String name) {
+        try {
+            return call("inspect", name, () -> locks.aggregate(List.of(
+                    Aggregates.match(eq(ID, name)),
+                    Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW")))).first());
+        } catch (LockStoreException failure) {
+            if (!(failure.getCause() instanceof MongoCommandException)) {
+                throw failure;
+            }
+            return call("inspect", name, () -> locks.find(eq(ID, name)).first());
+        }
+    }
+
+    private static Sighting sighting(Document state) {
+        Object version = state.get(VERSION);
+        Object renewedAt = state.get(RENEWED_AT);
+        long leaseMs = number(state, LEASE_MS);
+        Date serverNow = state.getDate(SERVER_NOW);
+        boolean endedLongAgo = false;
+        if (serverNow != null && renewedAt instanceof Date renewed && number(state, HOLDS) > 0) {
+            long endedMsAgo = serverNow.getTime() - (renewed.getTime() + leaseMs);
+            endedLongAgo = endedMsAgo > Math.max(LONG_AGO.toMillis(), leaseMs);
+        }
+        String owner = state.getString(OWNER);
+        String leaseId = state.getString(LEASE_ID);
+        boolean renewsBeat = leaseId != null && leaseId.startsWith(BEAT_RENEWED);
+        return new Sighting(new WatchedState(version, state.get(BEAT), renewedAt, renewsBeat), owner == null ? "nobody" : owner,
+                Duration.ofMillis(leaseMs), endedLongAgo);
     }
 
     @Override
@@ -209,7 +292,8 @@ public final class MongoLockStore implements LockStore {
         // Lease ids are unique per acquisition, so each claim matches at most its own document:
         // the matched count is exact, and no other acquisition's lease (not even an orphan) is extended.
         long matched = call("renew", what + " " + names.get(0), () -> locks.updateMany(
-                and(in(ID, names), in(OWNER, owners), in(LEASE_ID, leaseIds)), currentDate(RENEWED_AT))).getMatchedCount();
+                and(in(ID, names), in(OWNER, owners), in(LEASE_ID, leaseIds)),
+                combine(inc(BEAT, 1L), currentDate(RENEWED_AT)))).getMatchedCount();
         if (matched == claims.size()) {
             return byName.keySet();
         }
@@ -229,13 +313,17 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        Document document = call("inspect", name, () -> locks.find(and(eq(ID, name), gt(HOLDS, 0), NOT_EXPIRED)).first());
-        if (document == null) {
+        Document document = read(name);
+        if (document == null || number(document, HOLDS) == 0 || !(document.get(RENEWED_AT) instanceof Date renewedAt)) {
             return Optional.empty();
         }
-        Date renewedAt = document.getDate(RENEWED_AT);
+        Instant expiresAt = renewedAt.toInstant().plusMillis(number(document, LEASE_MS));
+        Date serverNow = document.getDate(SERVER_NOW);
+        if (serverNow != null && !expiresAt.isAfter(serverNow.toInstant())) {
+            return Optional.empty(); // for people: its holder stopped renewing; the next waiter takes it over
+        }
         return Optional.of(new LockInfo(name, document.getString(OWNER), (int) number(document, HOLDS),
-                number(document, TOKEN), renewedAt.toInstant().plusMillis(number(document, LEASE_MS))));
+                number(document, TOKEN), expiresAt));
     }
 
     private <T> T call(String operation, String name, Supplier<T> command) {

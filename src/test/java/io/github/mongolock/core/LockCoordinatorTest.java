@@ -13,6 +13,7 @@ import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
+import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
@@ -442,5 +443,38 @@ class LockCoordinatorTest {
         LockStoreException failed = assertThrows(LockStoreException.class, session::close);
         assertTrue(failed.getMessage().contains("frees itself"), failed.getMessage());
         assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), events.toString());
+    }
+
+    /** Issue 10: a holder that renews is never taken over, however long a waiter watches. */
+    @Test
+    void aRenewingHolderIsNeverTakenOver() {
+        LockCoordinator holder = node("a", realStore, SHORT_LEASE);
+        LockCoordinator waiter = node("b", realStore, SHORT_LEASE);
+        try (LockSession held = holder.acquire("job")) {
+            LockTimeoutException refused = assertThrows(LockTimeoutException.class,
+                    () -> waiter.acquire("job", Duration.ofMillis(SHORT_LEASE.toMillis() * 4)));
+            assertTrue(refused.getMessage().contains(held.owner()) && refused.getMessage().contains("can be taken over in"),
+                    refused.getMessage());
+            assertTrue(held.isHeld());
+        }
+    }
+
+    /** Issue 10: a job that only ever calls tryAcquire (SKIP on every tick) still takes a dead holder's lock over. */
+    @Test
+    void sightingsAddUpAcrossCallsSoRetriedTryAcquiresTakeOverADeadHolder() throws Exception {
+        AcquireAttempt.Granted dead = (AcquireAttempt.Granted) realStore.tryAcquire("job", "dead:0:1", SHORT_LEASE);
+        LockCoordinator ticker = node("b", realStore, SHORT_LEASE);
+        long start = System.nanoTime();
+        Optional<LockSession> taken = Optional.empty();
+        int ticks = 0;
+        while (taken.isEmpty() && ticks++ < 50) {
+            Thread.sleep(100);
+            taken = ticker.tryAcquire("job");
+        }
+        assertTrue(taken.isPresent(), "taken over within " + ticks + " ticks");
+        System.out.printf("[tryAcquire ticks] took a dead holder's %d ms lease over on tick %d, %.0f ms after the first%n",
+                SHORT_LEASE.toMillis(), ticks, (System.nanoTime() - start) / 1e6);
+        assertEquals(dead.fencingToken() + 1, taken.get().fencingToken());
+        taken.get().close();
     }
 }

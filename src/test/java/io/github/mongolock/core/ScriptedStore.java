@@ -84,6 +84,12 @@ final class ScriptedStore implements LockStore {
     }
 
     @Override
+    public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+        acquireCalls.incrementAndGet();
+        return real.takeOver(name, owner, lease, sighting);
+    }
+
+    @Override
     public boolean reenter(String name, String owner, long version) {
         StoreFault fault = nextReentryFault;
         nextReentryFault = null;

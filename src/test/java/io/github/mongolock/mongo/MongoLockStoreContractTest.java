@@ -1,14 +1,19 @@
 package io.github.mongolock.mongo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.MongoCollection;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.LockStoreContract;
+import io.github.mongolock.core.Sighting;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import org.bson.Document;
@@ -36,7 +41,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
         AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class,
                 store.tryAcquire("job", "a", Duration.ofSeconds(30)));
         Document stored = mongo.collection(database, "locks").find().first();
-        assertEquals(List.of("_id", "holds", "owner", "leaseId", "leaseMs", "version", "token", "acquiredAt", "renewedAt").stream().sorted().toList(),
+        assertEquals(List.of("_id", "holds", "owner", "leaseId", "leaseMs", "version", "token", "beat", "acquiredAt", "renewedAt").stream().sorted().toList(),
                 stored.keySet().stream().sorted().toList());
         assertEquals("job", stored.getString("_id"));
         assertEquals("a", stored.getString("owner"));
@@ -50,5 +55,39 @@ class MongoLockStoreContractTest extends LockStoreContract {
         assertEquals(null, released.getString("owner"));
         assertEquals(0, released.getInteger("holds"));
         assertEquals(granted.fencingToken(), released.getLong("token"), "the released document keeps its token");
+    }
+
+    @Test
+    void aLeaseThatEndedLongAgoByTheDatabaseClockIsMarkedForTheFastPath() {
+        grant("stale", "crashed", Duration.ofMinutes(10));
+        grant("fresh", "alive", Duration.ofMinutes(10));
+        // Renewed two hours ago by the database's clock: the lease ended 110 minutes ago.
+        mongo.collection(database, "locks").updateOne(new Document("_id", "stale"),
+                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        assertTrue(sight("stale", "b").endedLongAgo());
+        assertFalse(sight("fresh", "b").endedLongAgo());
+        // Ended 61 s ago but the lease is 10 minutes: not long enough ago (at least a lease, at least a minute).
+        mongo.collection(database, "locks").updateOne(new Document("_id", "fresh"),
+                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofSeconds(661))))));
+        assertFalse(sight("fresh", "b").endedLongAgo());
+    }
+
+    @Test
+    void aDocumentOfTheEarlierVersionIsWatchedAndTakenOver() {
+        MongoCollection<Document> raw = mongo.collection(database, "locks");
+        Date renewed = Date.from(Instant.now());
+        // As the first version wrote it: no beat; its holder renews renewedAt only.
+        raw.insertOne(new Document("_id", "legacy").append("owner", "old-node:1:7").append("holds", 1)
+                .append("version", 4L).append("token", 3L).append("leaseId", "old-lease").append("leaseMs", 30_000L)
+                .append("acquiredAt", renewed).append("renewedAt", renewed));
+        Sighting first = sight("legacy", "b");
+        assertEquals("old-node:1:7", first.holder());
+        raw.updateOne(new Document("_id", "legacy"), new Document("$set",
+                new Document("renewedAt", Date.from(renewed.toInstant().plusMillis(10_000)))));
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("legacy", "b", LEASE, first),
+                "an old holder's renewal (renewedAt only) spoils the sighting");
+        AcquireAttempt.Granted next = takeOver("legacy", "b", sight("legacy", "b"));
+        assertEquals(4L, next.fencingToken());
+        assertEquals(1L, raw.find(new Document("_id", "legacy")).first().getLong("beat"));
     }
 }
