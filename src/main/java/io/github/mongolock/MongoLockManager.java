@@ -44,7 +44,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     public static final String DEFAULT_COLLECTION = "locks";
     public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
     public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_STORE_TIMEOUT = MongoLockStore.DEFAULT_TIMEOUT;
 
     private final LockCoordinator coordinator;
     private final MongoClient client;
@@ -201,8 +201,10 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         }
 
         /**
-         * Server selection, connect and socket read timeout of a client created from {@link #uri(String)},
-         * where the URI does not set them; default PT10S. Bounds how long an operation blocks while MongoDB is unreachable.
+         * Bounds every MongoDB call of the manager (acquire, release, renewal, the change stream), whatever
+         * client it uses, through the driver's client-side operation timeout: a call past it fails with
+         * {@link LockStoreException}. For a client created from {@link #uri(String)} it is also the server
+         * selection, connect and socket read timeout where the URI does not set them. Default PT10S; at least 1 ms.
          */
         public Builder storeTimeout(Duration storeTimeout) {
             this.storeTimeout = Objects.requireNonNull(storeTimeout, "storeTimeout");
@@ -271,7 +273,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
             MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
-            MongoLockStore store = new MongoLockStore(locks);
+            MongoLockStore store = new MongoLockStore(locks, storeTimeout);
             // The nonce makes owners unique even when several nodes are given the same instance id.
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
             ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)

@@ -45,7 +45,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.bson.Document;
 import org.bson.types.ObjectId;
@@ -138,20 +140,43 @@ public final class MongoLockStore implements LockStore {
         }
     }
 
+    /** Every call's bound unless the caller configures its own (as {@code MongoLockManager}'s builder does). */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
     private final MongoCollection<Document> locks;
+    private final Duration timeout;
     private final String namespace;
 
+    /** A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. */
     public MongoLockStore(MongoCollection<Document> collection) {
+        this(collection, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * @param timeout bounds every call, whatever the client's own settings (its socket timeout may be 0,
+     *                "forever"): the driver's client-side operation timeout ({@code timeoutMS}) covers
+     *                server selection, the write concern's wait for a majority and the answer. A call past it
+     *                fails with {@link LockStoreException}, {@code outcomeUnknown()} set when the request was sent.
+     */
+    public MongoLockStore(MongoCollection<Document> collection, Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        this.timeout = timeout;
         this.locks = collection
                 .withWriteConcern(WriteConcern.MAJORITY)
                 .withReadPreference(ReadPreference.primary())
-                .withReadConcern(ReadConcern.MAJORITY);
+                .withReadConcern(ReadConcern.MAJORITY)
+                .withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS);
         this.namespace = collection.getNamespace().getFullName();
     }
 
-    /** The lock collection with the store's read and write concerns, e.g. for a {@link MongoReleaseFeed}. */
+    /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */
     public MongoCollection<Document> collection() {
         return locks;
+    }
+
+    /** What bounds every call of this store. */
+    public Duration timeout() {
+        return timeout;
     }
 
     @Override
