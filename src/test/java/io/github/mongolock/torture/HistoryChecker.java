@@ -37,6 +37,8 @@ import java.util.stream.Collectors;
  * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
  * lock in another process; after an outage, of any lock). After a kill or a pause another process
  * must have run a section of that lock.</li>
+ * <li><b>Lifecycle</b> (managers closed under load, holds handed over between threads): see
+ * {@link LifecycleChecker}.</li>
  * </ul>
  */
 final class HistoryChecker {
@@ -48,6 +50,13 @@ final class HistoryChecker {
 
     static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
                              List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults) {
+        return check(sections, failures, faults, counters, locksHeldAtEnd, networkFaults, LifecycleHistory.NONE);
+    }
+
+    /** @param lifecycle manager closes, hand-overs and re-entries, checked by {@link LifecycleChecker} */
+    static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
+                             List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults,
+                             LifecycleHistory lifecycle) {
         List<String> problems = new ArrayList<>();
         Map<String, List<SectionRecord>> byLock = sections.stream()
                 .collect(Collectors.groupingBy(SectionRecord::lock, TreeMap::new, Collectors.toList()));
@@ -110,11 +119,13 @@ final class HistoryChecker {
                 }
             }
         }
+        CheckReport.LifecycleFigures figures = LifecycleChecker.check(sections, failures, lifecycle,
+                problem -> note(problems, problem));
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
                 locksHeldAtEnd, pauseViolations, maxRecovery, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
-                List.copyOf(problems));
+                figures, List.copyOf(problems));
     }
 
     private static boolean duringOutage(long nanos, List<FaultEvent> faults) {

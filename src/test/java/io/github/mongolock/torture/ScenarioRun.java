@@ -58,7 +58,7 @@ final class ScenarioRun {
             WorkerSettings template = new WorkerSettings(proxied, database, "", config.threads(), config.locks(),
                     config.lease().toMillis(), config.waitTime().toMillis(), config.storeTimeout().toMillis(),
                     Math.max(config.maxSections() / config.workers(), 1), deadline, directory, 0,
-                    config.workMinMicros(), config.workMaxMicros());
+                    config.workMinMicros(), config.workMaxMicros(), scenario.workload());
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
                 List<String> lockNames = new ArrayList<>();
@@ -77,6 +77,7 @@ final class ScenarioRun {
                 int heldAtEnd = locksHeldAtEnd(database);
                 List<SectionRecord> sections = new ArrayList<>();
                 List<AcquireFailure> failures = new ArrayList<>();
+                List<LifecycleHistory> lifecycles = new ArrayList<>();
                 for (WorkerProcess process : fleet.all()) {
                     HistoryReader.ProcessHistory history = HistoryReader.read(process.name(),
                             process.settings().history(), process.deathNanos());
@@ -86,10 +87,11 @@ final class ScenarioRun {
                     }
                     sections.addAll(history.sections());
                     failures.addAll(history.failures());
+                    lifecycles.add(history.lifecycle());
                 }
                 writeFaultLog(faults.events());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
-                        heldAtEnd, scenario.hasNetworkFaults());
+                        heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles));
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
             }
@@ -122,7 +124,8 @@ final class ScenarioRun {
                     FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
                 }
             }
-            case SKEW -> FaultInjector.sleepUntil(until);
+            // No harness faults: the workers close their own managers, or hand holds over between threads.
+            case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
             case MIXED -> {
                 while (before(until)) {
                     long phase = System.nanoTime() + gap.toNanos();
