@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * section's work and closes the session, on whichever pool thread it lands (a quarter of them first
  * {@link LockSession#attach() attach} the hold and nest an acquire, which must re-enter it).
  * Meanwhile the next acquire tasks, often on the very thread that detached a hold, acquire the same
- * names: they must find the lock busy. An acquire that returns a hold count above 1 to a task that
+ * names (half of them aim at a name their thread detached and is still open): they must find the
+ * lock busy. An acquire that returns a hold count above 1 to a task that
  * did not nest is recorded as an unexpected re-entry.
  *
  * <p>At most {@code POOL_THREADS - 1} acquire tasks exist at a time (running or queued), so a finish
@@ -89,8 +90,17 @@ final class HandoverWorkload {
             return;
         }
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        String lock = WorkerSettings.lockName(random.nextInt(settings.locks()));
         String thread = Thread.currentThread().getName();
+        String lock = WorkerSettings.lockName(random.nextInt(settings.locks()));
+        if (random.nextBoolean()) {
+            // Aim at the case the rule is about: a name this very thread acquired and detached, still open.
+            for (int i = 0; i < settings.locks(); i++) {
+                if (openDetached.containsKey(thread + "|" + WorkerSettings.lockName(i))) {
+                    lock = WorkerSettings.lockName(i);
+                    break;
+                }
+            }
+        }
         boolean detachedHere = openDetached.containsKey(thread + "|" + lock);
         long askedAt = System.nanoTime();
         LockSession session;
