@@ -33,6 +33,7 @@ record CheckReport(int sections, int killedInside, int toldLost, int overlaps, i
      *
      * @param managerCloses        lock managers closed by their workers, each checked in MongoDB right after
      * @param sectionsCutByClose   sections of a manager that were under way while it was closing
+     * @param sectionsPastClose    those that ended after the close returned (each must have seen isHeld() false)
      * @param closedWaiters        acquires that failed because their manager was closed
      * @param heldPastClose        locks MongoDB showed held by a manager right after its close() returned, plus
      *                             sections still protected (isHeld true) after their manager's close() returned
@@ -44,7 +45,7 @@ record CheckReport(int sections, int killedInside, int toldLost, int overlaps, i
      * @param missedReentries      nested acquires of an attached hold that did not re-enter it
      * @param foreignExceptions    exceptions outside the LockException hierarchy that reached a caller
      */
-    record LifecycleFigures(int managerCloses, int sectionsCutByClose, int closedWaiters, int heldPastClose,
+    record LifecycleFigures(int managerCloses, int sectionsCutByClose, int sectionsPastClose, int closedWaiters, int heldPastClose,
                             int handovers, int crossThreadHandovers, int detachedRetries, int detachedRefused,
                             int unexpectedReentries, int missedReentries, int foreignExceptions) {
     }

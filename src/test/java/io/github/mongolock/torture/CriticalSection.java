@@ -34,6 +34,9 @@ import org.bson.Document;
  */
 final class CriticalSection {
 
+    static final int LONG_WORK_MIN_MICROS = 100_000;
+    static final int LONG_WORK_MAX_MICROS = 300_000;
+
     private static final FindOneAndUpdateOptions BEFORE =
             new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
 
@@ -42,20 +45,26 @@ final class CriticalSection {
     private final MongoCollection<Document> counters;
     private final Set<String> lostTokens;
     private final Predicate<String> ownerRetired;
+    private final int longWorkOneIn;
 
     /**
-     * @param lostTokens   {@code lock#token} of every LEASE_LOST the worker's listener heard
-     * @param ownerRetired whether the lock manager that wrote this owner was closed: its holds end
-     *                     without a LEASE_LOST, so there is no event to wait for
+     * @param lostTokens    {@code lock#token} of every LEASE_LOST the worker's listener heard
+     * @param ownerRetired  whether the lock manager that wrote this owner was closed: its holds end
+     *                      without a LEASE_LOST, so there is no event to wait for
+     * @param longWorkOneIn one section in this many works {@value #LONG_WORK_MIN_MICROS}-{@value #LONG_WORK_MAX_MICROS}
+     *                      microseconds instead of the settings' work time, so that a manager's close can
+     *                      land inside it and return before it ends; 0 for never
      */
     CriticalSection(WorkerSettings settings, HistoryWriter history, MongoCollection<Document> counters,
-                    Set<String> lostTokens, Predicate<String> ownerRetired) {
+                    Set<String> lostTokens, Predicate<String> ownerRetired, int longWorkOneIn) {
         this.settings = settings;
         this.history = history;
         this.counters = counters;
         this.lostTokens = lostTokens;
         this.ownerRetired = ownerRetired;
+        this.longWorkOneIn = longWorkOneIn;
     }
+
 
     /** Records the section's start, before its work; returns the start time. */
     long begin(LockSession session) {
@@ -75,7 +84,9 @@ final class CriticalSection {
         try {
             // The read registers this token with the counter: from now on no earlier token can write.
             Document before = counters.findOneAndUpdate(eq("_id", lock), max("fence", token), BEFORE);
-            pause(random.nextInt(settings.workMinMicros(), settings.workMaxMicros() + 1));
+            pause(longWorkOneIn > 0 && random.nextInt(longWorkOneIn) == 0
+                    ? random.nextInt(LONG_WORK_MIN_MICROS, LONG_WORK_MAX_MICROS + 1)
+                    : random.nextInt(settings.workMinMicros(), settings.workMaxMicros() + 1));
             if (before.getLong("fence") > token) {
                 write = SectionRecord.WriteOutcome.STALE_READ;
             } else if (!isHeld(session)) {

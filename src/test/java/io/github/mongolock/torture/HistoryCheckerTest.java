@@ -186,10 +186,12 @@ class HistoryCheckerTest {
         CheckReport heldOn = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 50, 250, true)), List.of(), closed);
         assertEquals(1, heldOn.heldPastClose());
         assertEquals(1, heldOn.lifecycle().sectionsCutByClose());
+        assertEquals(1, heldOn.lifecycle().sectionsPastClose());
         // Cut short by the close: isHeld() false at its end; its work is fenced off, not protected.
         CheckReport cut = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 50, 250, false)), List.of(), closed);
         assertEquals(0, cut.heldPastClose());
         assertEquals(1, cut.lifecycle().sectionsCutByClose());
+        assertEquals(1, cut.lifecycle().sectionsPastClose());
         assertEquals(1, cut.toldLost());
         // Ended before the close; and a section of another manager (p~10, not p~1) that outlives p~1's close.
         CheckReport others = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 10, 90, true),

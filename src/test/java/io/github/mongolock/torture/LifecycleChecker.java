@@ -45,6 +45,7 @@ final class LifecycleChecker {
             }
         }
         int cutByClose = 0;
+        int pastClose = 0;
         for (SectionRecord section : sections) {
             int colon = section.owner().indexOf(':');
             LifecycleHistory.ManagerClose close = colon < 0 ? null : closes.get(section.owner().substring(0, colon));
@@ -53,6 +54,9 @@ final class LifecycleChecker {
             }
             if (section.start() < close.closeEnd() && section.end() > close.closeStart()) {
                 cutByClose++;
+            }
+            if (section.end() > close.closeEnd()) {
+                pastClose++;
             }
             if (section.protectedToEnd() && section.end() > close.closeEnd()) {
                 heldPastClose++;
@@ -83,7 +87,7 @@ final class LifecycleChecker {
         int closedWaiters = (int) failures.stream().filter(f -> f.kind().equals(AcquireFailure.CLOSED)).count();
         int crossed = (int) history.handovers().stream().filter(LifecycleHistory.Handover::crossedThreads).count();
         int refused = (int) history.detachedRetries().stream().filter(r -> r.outcome().equals("TIMEOUT")).count();
-        return new CheckReport.LifecycleFigures(history.closes().size(), cutByClose, closedWaiters, heldPastClose,
+        return new CheckReport.LifecycleFigures(history.closes().size(), cutByClose, pastClose, closedWaiters, heldPastClose,
                 history.handovers().size(), crossed, history.detachedRetries().size(), refused, unexpected, missed,
                 history.foreignExceptions().size());
     }

@@ -63,7 +63,8 @@ final class SummaryTable {
         CheckReport.LifecycleFigures f = result.report().lifecycle();
         return switch (result.scenario()) {
             case SHUTDOWN -> Optional.of(result.scenario().title() + ": " + f.managerCloses() + " managers closed under load,"
-                    + " " + f.sectionsCutByClose() + " sections under way during a close, " + f.closedWaiters()
+                    + " " + f.sectionsCutByClose() + " sections under way during a close (" + f.sectionsPastClose()
+                    + " still working when it returned), " + f.closedWaiters()
                     + " acquires told the manager is closed; " + f.heldPastClose() + " held past close, "
                     + f.foreignExceptions() + " non-LockException(s).");
             case HANDOVER -> Optional.of(result.scenario().title() + ": " + f.handovers() + " holds handed over, "

@@ -46,6 +46,8 @@ public final class TortureWorker {
     /** A SHUTDOWN worker closes its manager every 1 to 2 s. */
     private static final long CLOSE_EVERY_MIN_MS = 1_000;
     private static final long CLOSE_EVERY_MAX_MS = 2_000;
+    /** One SHUTDOWN section in this many works 0.1-0.3 s: long enough for a close to begin and return inside it. */
+    private static final int LONG_SECTION_ONE_IN = 12;
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
@@ -82,7 +84,7 @@ public final class TortureWorker {
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
                         new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,
-                                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false))
+                                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0))
                                 .run();
                     }
                 }
@@ -126,7 +128,7 @@ public final class TortureWorker {
             managerCloser = coordinator::close;
         }
         CriticalSection section = new CriticalSection(settings, history,
-                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false);
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0);
         try {
             new TortureWorker(settings, history, () -> manager, section).runThreads();
         } finally {
@@ -146,7 +148,8 @@ public final class TortureWorker {
         ManagerGenerations generations = new ManagerGenerations(settings.process(), history,
                 database.getCollection(WorkerSettings.LOCKS_COLLECTION), id -> build(settings, listener, id));
         CriticalSection section = new CriticalSection(settings, history,
-                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, generations::retired);
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, generations::retired,
+                LONG_SECTION_ONE_IN);
         TortureWorker worker = new TortureWorker(settings, history, generations::current, section);
         Thread driver = new Thread(() -> generations.replaceUntil(settings.deadlineNanos(), CLOSE_EVERY_MIN_MS,
                 CLOSE_EVERY_MAX_MS, worker::running), settings.process() + "-closer");
