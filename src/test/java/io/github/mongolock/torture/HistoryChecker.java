@@ -232,8 +232,11 @@ final class HistoryChecker {
         // With the network failing too, close() may not reach MongoDB and report LockStoreException instead.
         boolean closeTold = section.close() == SectionRecord.CloseOutcome.LOST
                 || (networkFaults && section.close() == SectionRecord.CloseOutcome.STORE);
+        // Caught inside a close() whose release could not reach MongoDB: the session is closed, its lease
+        // is no longer renewed and runs out, and the LockStoreException is all the holder can be told.
+        boolean listenerDue = workedThroughPause || section.close() != SectionRecord.CloseOutcome.STORE;
         if (!releasedItself && (section.open() || (workedThroughPause && section.heldAtEnd())
-                || !section.listenerLost() || !closeTold)) {
+                || (listenerDue && !section.listenerLost()) || !closeTold)) {
             count++;
             note(problems, "paused holder not told of its loss: " + describe(section));
         }

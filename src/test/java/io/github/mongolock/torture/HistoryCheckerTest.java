@@ -126,6 +126,18 @@ class HistoryCheckerTest {
         List<SectionRecord> history = List.of(unreachable, clean("q", 2, 1600, 1700));
         assertEquals(1, check(history, List.of(pause)).pauseViolations());
         assertEquals(0, HistoryChecker.check(history, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+        // Caught inside a close() whose release met a cut connection: its work was over, isHeld() rightly
+        // true at its end, and no LEASE_LOST ever comes for a closed session; LockStoreException told it.
+        SectionRecord caughtInFailingClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 90, false,
+                WriteOutcome.ACCEPTED, WriteOutcome.ACCEPTED, true, CloseOutcome.STORE, false);
+        List<SectionRecord> failingClose = List.of(caughtInFailingClose, clean("q", 2, 1600, 1700));
+        assertEquals(0, HistoryChecker.check(failingClose, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+        assertEquals(1, check(failingClose, List.of(pause)).pauseViolations());
+        // Working through the pause with the same close(): the listener is still due.
+        SectionRecord workedOn = new SectionRecord("p", "a", 1, "p:n:1", 0, 3200, false, WriteOutcome.SKIPPED,
+                WriteOutcome.SKIPPED, false, CloseOutcome.STORE, false);
+        assertEquals(1, HistoryChecker.check(List.of(workedOn, clean("q", 2, 1600, 1700)), List.of(), List.of(pause),
+                EXACT, 0, true).pauseViolations());
     }
 
     @Test
