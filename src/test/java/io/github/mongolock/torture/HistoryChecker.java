@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
  * heard, close threw LockLostException) and the next holder must have released its lock normally.
  * With {@code networkFaults}, a close() that could not reach MongoDB (LockStoreException) also
- * counts as told, and the next holder is not checked (its own release may meet a cut connection).</li>
+ * counts as told (alone, for a holder caught inside that close(): no LEASE_LOST comes for a closed
+ * session), and the next holder is not checked (its own release may meet a cut connection).</li>
  * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the earlier
  * of two sightings of the next grant: the harness's poll of the lock document (see
  * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
