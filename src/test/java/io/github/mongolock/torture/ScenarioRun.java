@@ -71,7 +71,7 @@ final class ScenarioRun {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
                             + "; see the .console files in " + directory);
                 }
-                inject(faults, faultsUntil);
+                inject(faults, faultsUntil, deadline);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
                 int heldAtEnd = locksHeldAtEnd(database);
@@ -98,7 +98,12 @@ final class ScenarioRun {
         }
     }
 
-    private void inject(FaultInjector faults, long until) {
+    /**
+     * @param until    faults start no later than this
+     * @param deadline when the workers stop starting sections: a pause or an outage must end (with a
+     *                 second to spare) before it, or nobody is left to take the lock after it
+     */
+    private void inject(FaultInjector faults, long until, long deadline) {
         Duration pause = config.lease().multipliedBy(2);
         Duration outage = config.lease().multipliedBy(2);
         Duration maxStall = config.lease().multipliedBy(3).dividedBy(2);
@@ -127,14 +132,24 @@ final class ScenarioRun {
             // No harness faults: the workers close their own managers, or hand holds over between threads.
             case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
             case MIXED -> {
+                // Connection chaos between the faults, in shorter phases than the gap: on a loaded machine
+                // a round of the three faults could otherwise outlast the fault window, and a pause or an
+                // outage that ends after the workers' deadline leaves nobody to take a lock after it.
+                Duration chaos = gap.dividedBy(2);
+                long spare = Duration.ofSeconds(1).toNanos();
                 while (before(until)) {
-                    long phase = System.nanoTime() + gap.toNanos();
-                    faults.cutConnections(phase, maxStall);
-                    faults.killHolder();
-                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
-                    faults.pauseHolder(pause);
-                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
-                    faults.outage(outage);
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(until)) {
+                        faults.killHolder();
+                    }
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(deadline - pause.toNanos() - spare)) {
+                        faults.pauseHolder(pause);
+                    }
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(deadline - outage.toNanos() - spare)) {
+                        faults.outage(outage);
+                    }
                 }
             }
         }
