@@ -20,10 +20,41 @@ import java.util.List;
  * @param maxIdleGapNanos      the longest time a lock stayed unused between two sections
  * @param storeFailures        acquires that threw {@link io.github.mongolock.LockStoreException}
  * @param maxStoreFailureNanos the longest of those calls among the ones that began while MongoDB was down (an outage)
+ * @param lifecycle            the figures of the lifecycle scenarios (managers closed, holds handed over)
  * @param problems             the first violations, described for a person
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,
                    long lostUpdates, long unfencedLostUpdates, int locksHeldAtEnd, int pauseViolations,
                    long maxRecoveryNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
-                   long maxStoreFailureNanos, List<String> problems) {
+                   long maxStoreFailureNanos, LifecycleFigures lifecycle, List<String> problems) {
+
+    /**
+     * What {@link LifecycleChecker} found.
+     *
+     * @param managerCloses        lock managers closed by their workers, each checked in MongoDB right after
+     * @param sectionsCutByClose   sections of a manager that were under way while it was closing
+     * @param sectionsPastClose    those that ended after the close returned (each must have seen isHeld() false)
+     * @param closedWaiters        acquires that failed because their manager was closed
+     * @param heldPastClose        locks MongoDB showed held by a manager right after its close() returned, plus
+     *                             sections still protected (isHeld true) after their manager's close() returned
+     * @param handovers            holds acquired by one pool task and finished by another
+     * @param crossThreadHandovers those finished on another thread than the one that acquired them
+     * @param detachedRetries      acquires on a thread that had detached a still open hold of the same name
+     * @param detachedRefused      those that found the lock busy to the end of their wait
+     * @param unexpectedReentries  acquires that let a caller that did not nest into an existing hold
+     * @param missedReentries      nested acquires of an attached hold that did not re-enter it
+     * @param foreignExceptions    exceptions outside the LockException hierarchy that reached a caller
+     */
+    record LifecycleFigures(int managerCloses, int sectionsCutByClose, int sectionsPastClose, int closedWaiters, int heldPastClose,
+                            int handovers, int crossThreadHandovers, int detachedRetries, int detachedRefused,
+                            int unexpectedReentries, int missedReentries, int foreignExceptions) {
+    }
+
+    int heldPastClose() {
+        return lifecycle.heldPastClose();
+    }
+
+    int unexpectedReentries() {
+        return lifecycle.unexpectedReentries();
+    }
 }

@@ -31,12 +31,15 @@ import java.util.stream.Collectors;
  * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
  * heard, close threw LockLostException) and the next holder must have released its lock normally.
  * With {@code networkFaults}, a close() that could not reach MongoDB (LockStoreException) also
- * counts as told, and the next holder is not checked (its own release may meet a cut connection).</li>
+ * counts as told (alone, for a holder caught inside that close(): no LEASE_LOST comes for a closed
+ * session), and the next holder is not checked (its own release may meet a cut connection).</li>
  * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the earlier
  * of two sightings of the next grant: the harness's poll of the lock document (see
  * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
  * lock in another process; after an outage, of any lock). After a kill or a pause another process
  * must have run a section of that lock.</li>
+ * <li><b>Lifecycle</b> (managers closed under load, holds handed over between threads): see
+ * {@link LifecycleChecker}.</li>
  * </ul>
  */
 final class HistoryChecker {
@@ -48,6 +51,13 @@ final class HistoryChecker {
 
     static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
                              List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults) {
+        return check(sections, failures, faults, counters, locksHeldAtEnd, networkFaults, LifecycleHistory.NONE);
+    }
+
+    /** @param lifecycle manager closes, hand-overs and re-entries, checked by {@link LifecycleChecker} */
+    static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
+                             List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults,
+                             LifecycleHistory lifecycle) {
         List<String> problems = new ArrayList<>();
         Map<String, List<SectionRecord>> byLock = sections.stream()
                 .collect(Collectors.groupingBy(SectionRecord::lock, TreeMap::new, Collectors.toList()));
@@ -110,11 +120,13 @@ final class HistoryChecker {
                 }
             }
         }
+        CheckReport.LifecycleFigures figures = LifecycleChecker.check(sections, failures, lifecycle,
+                problem -> note(problems, problem));
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
                 locksHeldAtEnd, pauseViolations, maxRecovery, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
-                List.copyOf(problems));
+                figures, List.copyOf(problems));
     }
 
     private static boolean duringOutage(long nanos, List<FaultEvent> faults) {
@@ -221,8 +233,11 @@ final class HistoryChecker {
         // With the network failing too, close() may not reach MongoDB and report LockStoreException instead.
         boolean closeTold = section.close() == SectionRecord.CloseOutcome.LOST
                 || (networkFaults && section.close() == SectionRecord.CloseOutcome.STORE);
+        // Caught inside a close() whose release could not reach MongoDB: the session is closed, its lease
+        // is no longer renewed and runs out, and the LockStoreException is all the holder can be told.
+        boolean listenerDue = workedThroughPause || section.close() != SectionRecord.CloseOutcome.STORE;
         if (!releasedItself && (section.open() || (workedThroughPause && section.heldAtEnd())
-                || !section.listenerLost() || !closeTold)) {
+                || (listenerDue && !section.listenerLost()) || !closeTold)) {
             count++;
             note(problems, "paused holder not told of its loss: " + describe(section));
         }

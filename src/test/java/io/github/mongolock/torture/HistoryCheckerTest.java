@@ -126,6 +126,18 @@ class HistoryCheckerTest {
         List<SectionRecord> history = List.of(unreachable, clean("q", 2, 1600, 1700));
         assertEquals(1, check(history, List.of(pause)).pauseViolations());
         assertEquals(0, HistoryChecker.check(history, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+        // Caught inside a close() whose release met a cut connection: its work was over, isHeld() rightly
+        // true at its end, and no LEASE_LOST ever comes for a closed session; LockStoreException told it.
+        SectionRecord caughtInFailingClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 90, false,
+                WriteOutcome.ACCEPTED, WriteOutcome.ACCEPTED, true, CloseOutcome.STORE, false);
+        List<SectionRecord> failingClose = List.of(caughtInFailingClose, clean("q", 2, 1600, 1700));
+        assertEquals(0, HistoryChecker.check(failingClose, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
+        assertEquals(1, check(failingClose, List.of(pause)).pauseViolations());
+        // Working through the pause with the same close(): the listener is still due.
+        SectionRecord workedOn = new SectionRecord("p", "a", 1, "p:n:1", 0, 3200, false, WriteOutcome.SKIPPED,
+                WriteOutcome.SKIPPED, false, CloseOutcome.STORE, false);
+        assertEquals(1, HistoryChecker.check(List.of(workedOn, clean("q", 2, 1600, 1700)), List.of(), List.of(pause),
+                EXACT, 0, true).pauseViolations());
     }
 
     @Test
@@ -147,5 +159,90 @@ class HistoryCheckerTest {
         assertEquals(2, report.storeFailures());
         assertEquals(2000, report.maxStoreFailureNanos());
         assertEquals(90, report.maxRecoveryNanos());
+    }
+    private static SectionRecord ofManager(String owner, long token, long start, long end, boolean heldAtEnd) {
+        return new SectionRecord("p", "a", token, owner, start, end, false,
+                heldAtEnd ? WriteOutcome.ACCEPTED : WriteOutcome.SKIPPED, WriteOutcome.ACCEPTED, heldAtEnd, CloseOutcome.OK,
+                false);
+    }
+
+    private static CheckReport checkLifecycle(List<SectionRecord> sections, List<AcquireFailure> failures,
+                                              LifecycleHistory lifecycle) {
+        return HistoryChecker.check(sections, failures, List.of(), EXACT, 0, false, lifecycle);
+    }
+
+    private static LifecycleHistory closes(LifecycleHistory.ManagerClose... closes) {
+        return new LifecycleHistory(List.of(closes), List.of(), List.of(), List.of(), List.of());
+    }
+
+    @Test
+    void aLockDocumentStillHeldByAClosedManagerIsHeldPastClose() {
+        LifecycleHistory leftBehind = closes(new LifecycleHistory.ManagerClose("p", "p~0", 100, 200, List.of("a=p~0:9c0e:7")));
+        CheckReport report = checkLifecycle(List.of(), List.of(), leftBehind);
+        assertEquals(1, report.heldPastClose());
+        assertEquals(1, report.lifecycle().managerCloses());
+        CheckReport clean = checkLifecycle(List.of(), List.of(),
+                closes(new LifecycleHistory.ManagerClose("p", "p~0", 100, 200, List.of())));
+        assertEquals(0, clean.heldPastClose());
+        // MongoDB could not be read after the close: reported as a problem, not as a lock held.
+        CheckReport unread = checkLifecycle(List.of(), List.of(),
+                closes(new LifecycleHistory.ManagerClose("p", "p~0", 100, 200, List.of("?=MongoTimeoutException"))));
+        assertEquals(0, unread.heldPastClose());
+        assertEquals(1, unread.problems().size());
+    }
+
+    @Test
+    void aSectionStillHeldAfterItsManagersCloseReturnedIsHeldPastClose() {
+        LifecycleHistory closed = closes(new LifecycleHistory.ManagerClose("p", "p~1", 100, 200, List.of()));
+        // isHeld() was true, asked after an end that came after close() returned.
+        CheckReport heldOn = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 50, 250, true)), List.of(), closed);
+        assertEquals(1, heldOn.heldPastClose());
+        assertEquals(1, heldOn.lifecycle().sectionsCutByClose());
+        assertEquals(1, heldOn.lifecycle().sectionsPastClose());
+        // Cut short by the close: isHeld() false at its end; its work is fenced off, not protected.
+        CheckReport cut = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 50, 250, false)), List.of(), closed);
+        assertEquals(0, cut.heldPastClose());
+        assertEquals(1, cut.lifecycle().sectionsCutByClose());
+        assertEquals(1, cut.lifecycle().sectionsPastClose());
+        assertEquals(1, cut.toldLost());
+        // Ended before the close; and a section of another manager (p~10, not p~1) that outlives p~1's close.
+        CheckReport others = checkLifecycle(List.of(ofManager("p~1:9c0e:3", 1, 10, 90, true),
+                ofManager("p~10:77aa:1", 2, 95, 400, true)), List.of(), closed);
+        assertEquals(0, others.heldPastClose());
+        assertEquals(0, others.lifecycle().sectionsCutByClose());
+    }
+
+    @Test
+    void aCallerLetIntoAHoldItDidNotNestIsAnUnexpectedReentry() {
+        LifecycleHistory reentered = new LifecycleHistory(List.of(), List.of(new LifecycleHistory.Reentry("p", "a", 4,
+                "p:9c0e:2", 2, LifecycleHistory.Reentry.Kind.UNEXPECTED, 100)), List.of(), List.of(), List.of());
+        CheckReport report = checkLifecycle(List.of(), List.of(), reentered);
+        assertEquals(1, report.unexpectedReentries());
+        assertEquals(0, report.lifecycle().missedReentries());
+        LifecycleHistory missed = new LifecycleHistory(List.of(), List.of(new LifecycleHistory.Reentry("p", "a", 5,
+                "p:9c0e:2", 1, LifecycleHistory.Reentry.Kind.MISSED, 100)), List.of(), List.of(), List.of());
+        CheckReport notLetIn = checkLifecycle(List.of(), List.of(), missed);
+        assertEquals(0, notLetIn.unexpectedReentries());
+        assertEquals(1, notLetIn.lifecycle().missedReentries());
+    }
+
+    @Test
+    void handOversClosedWaitersAndForeignExceptionsAreCounted() {
+        LifecycleHistory history = new LifecycleHistory(List.of(), List.of(),
+                List.of(new LifecycleHistory.Handover("p", "a", 1, "p-pool0", "p-pool1"),
+                        new LifecycleHistory.Handover("p", "a", 2, "p-pool0", "p-pool0")),
+                List.of(new LifecycleHistory.DetachedRetry("p", "a", "p-pool0", "TIMEOUT"),
+                        new LifecycleHistory.DetachedRetry("p", "a", "p-pool0", "GRANTED")),
+                List.of(new LifecycleHistory.ForeignException("p", "acquire", "java.lang.IllegalStateException",
+                        "state should be: open")));
+        List<AcquireFailure> failures = List.of(new AcquireFailure("p", "a", AcquireFailure.CLOSED, 0, 10),
+                new AcquireFailure("p", "a", "TIMEOUT", 0, 10));
+        CheckReport.LifecycleFigures figures = checkLifecycle(List.of(), failures, history).lifecycle();
+        assertEquals(2, figures.handovers());
+        assertEquals(1, figures.crossThreadHandovers());
+        assertEquals(2, figures.detachedRetries());
+        assertEquals(1, figures.detachedRefused());
+        assertEquals(1, figures.closedWaiters());
+        assertEquals(1, figures.foreignExceptions());
     }
 }

@@ -18,6 +18,11 @@ import java.util.Map;
  * E lock token owner start end write plainWrite heldAtEnd close listenerLost   it ended
  * A lock kind askedAt failedAt                                       an acquire threw
  * L lock token owner at                                              the listener got LEASE_LOST
+ * C instanceId closeStart closeEnd name=owner,...                    a lock manager was closed; MongoDB then showed those held
+ * R lock token owner holdCount kind at                               a hold count contradicting the caller
+ * H lock token acquiredOn finishedOn                                 a hold handed over between pool tasks
+ * B lock thread outcome                                              an acquire on a thread that had detached an open hold of it
+ * X call exceptionClass message                                      a non-LockException reached a caller
  * </pre>
  * A start without an end belongs to a process that died inside the section: its end is the W line's
  * time if there is one (it died in {@code close()}, which may have released the lock already), else
@@ -25,7 +30,8 @@ import java.util.Map;
  */
 final class HistoryReader {
 
-    record ProcessHistory(List<SectionRecord> sections, List<AcquireFailure> failures, int openSections) {
+    record ProcessHistory(List<SectionRecord> sections, List<AcquireFailure> failures, int openSections,
+                          LifecycleHistory lifecycle) {
     }
 
     private HistoryReader() {
@@ -44,6 +50,11 @@ final class HistoryReader {
         Map<String, SectionRecord> open = new LinkedHashMap<>();
         List<SectionRecord> sections = new ArrayList<>();
         List<AcquireFailure> failures = new ArrayList<>();
+        List<LifecycleHistory.ManagerClose> closes = new ArrayList<>();
+        List<LifecycleHistory.Reentry> reentries = new ArrayList<>();
+        List<LifecycleHistory.Handover> handovers = new ArrayList<>();
+        List<LifecycleHistory.DetachedRetry> retries = new ArrayList<>();
+        List<LifecycleHistory.ForeignException> foreign = new ArrayList<>();
         for (String line : lines) {
             String[] f = line.split("\t", -1);
             try {
@@ -64,6 +75,13 @@ final class HistoryReader {
                     }
                     case "A" -> failures.add(new AcquireFailure(process, f[1], f[2], Long.parseLong(f[3]),
                             Long.parseLong(f[4])));
+                    case "C" -> closes.add(new LifecycleHistory.ManagerClose(process, f[1], Long.parseLong(f[2]),
+                            Long.parseLong(f[3]), f[4].isEmpty() ? List.of() : List.of(f[4].split(","))));
+                    case "R" -> reentries.add(new LifecycleHistory.Reentry(process, f[1], Long.parseLong(f[2]), f[3],
+                            Integer.parseInt(f[4]), LifecycleHistory.Reentry.Kind.valueOf(f[5]), Long.parseLong(f[6])));
+                    case "H" -> handovers.add(new LifecycleHistory.Handover(process, f[1], Long.parseLong(f[2]), f[3], f[4]));
+                    case "B" -> retries.add(new LifecycleHistory.DetachedRetry(process, f[1], f[2], f[3]));
+                    case "X" -> foreign.add(new LifecycleHistory.ForeignException(process, f[1], f[2], f[3]));
                     default -> {
                         // "L" lines are for people reading the file; the E line carries the same fact.
                     }
@@ -75,6 +93,7 @@ final class HistoryReader {
         for (SectionRecord section : open.values()) {
             sections.add(section.open() ? section.endedByDeath(deathNanos) : section);
         }
-        return new ProcessHistory(sections, failures, open.size());
+        return new ProcessHistory(sections, failures, open.size(),
+                new LifecycleHistory(closes, reentries, handovers, retries, foreign));
     }
 }

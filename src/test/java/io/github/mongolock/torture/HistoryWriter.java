@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 
 /**
  * A worker's history file: one tab-separated line per record, each flushed to the operating system
@@ -50,6 +51,29 @@ final class HistoryWriter implements AutoCloseable {
 
     void leaseLost(String lock, long token, String owner, long at) {
         line("L\t" + lock + "\t" + token + "\t" + owner + "\t" + at);
+    }
+
+    /** A lock manager's {@code close()} ran from {@code closeStart} to {@code closeEnd}; MongoDB then showed {@code heldLocks}. */
+    void managerClosed(String instanceId, long closeStart, long closeEnd, List<String> heldLocks) {
+        line("C\t" + instanceId + "\t" + closeStart + "\t" + closeEnd + "\t" + String.join(",", heldLocks));
+    }
+
+    void reentry(String lock, long token, String owner, int holdCount, LifecycleHistory.Reentry.Kind kind, long at) {
+        line("R\t" + lock + "\t" + token + "\t" + owner + "\t" + holdCount + "\t" + kind + "\t" + at);
+    }
+
+    void handedOver(String lock, long token, String acquiredOn, String finishedOn) {
+        line("H\t" + lock + "\t" + token + "\t" + acquiredOn + "\t" + finishedOn);
+    }
+
+    void detachedRetry(String lock, String thread, String outcome) {
+        line("B\t" + lock + "\t" + thread + "\t" + outcome);
+    }
+
+    /** A caller got {@code failure} from {@code call}, though the lock API promises only {@code LockException}s. */
+    void foreignException(String call, RuntimeException failure) {
+        String message = String.valueOf(failure.getMessage()).replace('\t', ' ').replace('\n', ' ');
+        line("X\t" + call + "\t" + failure.getClass().getName() + "\t" + message);
     }
 
     private synchronized void line(String text) {

@@ -2,14 +2,19 @@ package io.github.mongolock.torture;
 
 import java.time.Duration;
 
-/** The torture scenarios: one fault each, and all of them together. */
+/**
+ * The torture scenarios: one fault each, all of them together, and two of the lock's own lifecycle
+ * (managers closed under load, holds handed over between pooled threads).
+ */
 enum Scenario {
     KILL("holder killed (kill -9)"),
     PAUSE("holder paused 2 x lease (SIGSTOP/SIGCONT)"),
     CUT("connections cut and stalled"),
     OUTAGE("MongoDB unavailable"),
     SKEW("client clocks skewed"),
-    MIXED("all faults together");
+    MIXED("all faults together"),
+    SHUTDOWN("managers closed and rebuilt under load"),
+    HANDOVER("holds handed over across a small thread pool");
 
     private final String title;
 
@@ -30,6 +35,15 @@ enum Scenario {
         return switch (this) {
             case KILL, PAUSE -> config.lease().plus(config.renewalInterval());
             default -> null;
+        };
+    }
+
+    /** What the workers' threads do in this scenario. */
+    WorkerSettings.Workload workload() {
+        return switch (this) {
+            case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
+            case HANDOVER -> WorkerSettings.Workload.HANDOVER;
+            default -> WorkerSettings.Workload.LOOP;
         };
     }
 

@@ -58,7 +58,7 @@ final class ScenarioRun {
             WorkerSettings template = new WorkerSettings(proxied, database, "", config.threads(), config.locks(),
                     config.lease().toMillis(), config.waitTime().toMillis(), config.storeTimeout().toMillis(),
                     Math.max(config.maxSections() / config.workers(), 1), deadline, directory, 0,
-                    config.workMinMicros(), config.workMaxMicros());
+                    config.workMinMicros(), config.workMaxMicros(), scenario.workload());
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
                 List<String> lockNames = new ArrayList<>();
@@ -71,12 +71,13 @@ final class ScenarioRun {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
                             + "; see the .console files in " + directory);
                 }
-                inject(faults, faultsUntil);
+                inject(faults, faultsUntil, deadline);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
                 int heldAtEnd = locksHeldAtEnd(database);
                 List<SectionRecord> sections = new ArrayList<>();
                 List<AcquireFailure> failures = new ArrayList<>();
+                List<LifecycleHistory> lifecycles = new ArrayList<>();
                 for (WorkerProcess process : fleet.all()) {
                     HistoryReader.ProcessHistory history = HistoryReader.read(process.name(),
                             process.settings().history(), process.deathNanos());
@@ -86,17 +87,23 @@ final class ScenarioRun {
                     }
                     sections.addAll(history.sections());
                     failures.addAll(history.failures());
+                    lifecycles.add(history.lifecycle());
                 }
                 writeFaultLog(faults.events());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
-                        heldAtEnd, scenario.hasNetworkFaults());
+                        heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles));
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
             }
         }
     }
 
-    private void inject(FaultInjector faults, long until) {
+    /**
+     * @param until    faults start no later than this
+     * @param deadline when the workers stop starting sections: a pause or an outage must end (with a
+     *                 second to spare) before it, or nobody is left to take the lock after it
+     */
+    private void inject(FaultInjector faults, long until, long deadline) {
         Duration pause = config.lease().multipliedBy(2);
         Duration outage = config.lease().multipliedBy(2);
         Duration maxStall = config.lease().multipliedBy(3).dividedBy(2);
@@ -122,16 +129,27 @@ final class ScenarioRun {
                     FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
                 }
             }
-            case SKEW -> FaultInjector.sleepUntil(until);
+            // No harness faults: the workers close their own managers, or hand holds over between threads.
+            case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
             case MIXED -> {
+                // Connection chaos between the faults, in shorter phases than the gap: on a loaded machine
+                // a round of the three faults could otherwise outlast the fault window, and a pause or an
+                // outage that ends after the workers' deadline leaves nobody to take a lock after it.
+                Duration chaos = gap.dividedBy(2);
+                long spare = Duration.ofSeconds(1).toNanos();
                 while (before(until)) {
-                    long phase = System.nanoTime() + gap.toNanos();
-                    faults.cutConnections(phase, maxStall);
-                    faults.killHolder();
-                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
-                    faults.pauseHolder(pause);
-                    faults.cutConnections(System.nanoTime() + gap.toNanos(), maxStall);
-                    faults.outage(outage);
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(until)) {
+                        faults.killHolder();
+                    }
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(deadline - pause.toNanos() - spare)) {
+                        faults.pauseHolder(pause);
+                    }
+                    faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
+                    if (before(deadline - outage.toNanos() - spare)) {
+                        faults.outage(outage);
+                    }
                 }
             }
         }

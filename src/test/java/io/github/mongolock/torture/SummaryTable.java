@@ -2,6 +2,7 @@ package io.github.mongolock.torture;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Renders scenario results as the Markdown table the README and the test output show. */
 final class SummaryTable {
@@ -17,8 +18,9 @@ final class SummaryTable {
                 .append(" ms, up to ").append(config.scenarioTime().toSeconds()).append(" s or ")
                 .append(config.maxSections()).append(" sections per scenario\n\n");
         table.append("| scenario | faults | critical sections | killed inside | told lost | overlaps | token-order violations"
-                + " | lost updates | unfenced lost updates | held at end | max recovery | bound | max store failure | wall time |\n");
-        table.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + " | lost updates | unfenced lost updates | held at end | held past close | unexpected re-entries"
+                + " | max recovery | bound | max store failure | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         int sections = 0;
         for (ScenarioResult result : results) {
             CheckReport r = result.report();
@@ -33,6 +35,8 @@ final class SummaryTable {
                     .append(" | ").append(r.lostUpdates())
                     .append(" | ").append(r.unfencedLostUpdates())
                     .append(" | ").append(r.locksHeldAtEnd())
+                    .append(" | ").append(r.heldPastClose())
+                    .append(" | ").append(r.unexpectedReentries())
                     .append(" | ").append(recovery(result))
                     .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
                     .append(" | ").append(r.maxStoreFailureNanos() < 0 ? "-" : millis(r.maxStoreFailureNanos()))
@@ -42,6 +46,9 @@ final class SummaryTable {
                 + " SIGSTOP, or from MongoDB's return after an outage, until the lock was granted again; for cut/skew"
                 + " (no single fault instant) the longest time a lock stayed unused (idle gap).\n");
         for (ScenarioResult result : results) {
+            lifecycleLine(result).ifPresent(line -> table.append('\n').append(line).append('\n'));
+        }
+        for (ScenarioResult result : results) {
             if (!result.report().problems().isEmpty() || result.hungWorkers() > 0) {
                 table.append("\n").append(result.scenario().title()).append(": ").append(result.hungWorkers())
                         .append(" hung worker(s)\n");
@@ -49,6 +56,24 @@ final class SummaryTable {
             }
         }
         return table.toString();
+    }
+
+    /** The lifecycle scenarios' own figures, which the table's columns do not show. */
+    private static Optional<String> lifecycleLine(ScenarioResult result) {
+        CheckReport.LifecycleFigures f = result.report().lifecycle();
+        return switch (result.scenario()) {
+            case SHUTDOWN -> Optional.of(result.scenario().title() + ": " + f.managerCloses() + " managers closed under load,"
+                    + " " + f.sectionsCutByClose() + " sections under way during a close (" + f.sectionsPastClose()
+                    + " still working when it returned), " + f.closedWaiters()
+                    + " acquires told the manager is closed; " + f.heldPastClose() + " held past close, "
+                    + f.foreignExceptions() + " non-LockException(s).");
+            case HANDOVER -> Optional.of(result.scenario().title() + ": " + f.handovers() + " holds handed over, "
+                    + f.crossThreadHandovers() + " finished on another thread; " + f.detachedRetries()
+                    + " acquires on a thread that had detached an open hold of the name (" + f.detachedRefused()
+                    + " found it busy to the end); " + f.unexpectedReentries() + " unexpected re-entries, "
+                    + f.missedReentries() + " missed re-entries, " + f.foreignExceptions() + " non-LockException(s).");
+            default -> Optional.empty();
+        };
     }
 
     private static String recovery(ScenarioResult result) {

@@ -49,6 +49,10 @@ class TortureTest {
                 () -> assertEquals(0, r.lostUpdates(), where + "lost updates"),
                 () -> assertEquals(0, r.locksHeldAtEnd(), where + "locks held at the end"),
                 () -> assertEquals(0, r.pauseViolations(), where + "pause violations"),
+                () -> assertEquals(0, r.heldPastClose(), where + "locks held past their manager's close"),
+                () -> assertEquals(0, r.unexpectedReentries(), where + "unexpected re-entries"),
+                () -> assertEquals(0, r.lifecycle().missedReentries(), where + "missed re-entries"),
+                () -> assertEquals(0, r.lifecycle().foreignExceptions(), where + "exceptions outside LockException"),
                 () -> assertEquals(0, r.unrecovered(), where + "faults never recovered from"),
                 () -> assertEquals(0, result.hungWorkers(), where + "workers that did not stop by themselves"));
         Duration bound = result.recoveryBound();
@@ -73,6 +77,14 @@ class TortureTest {
             case SKEW -> assertTrue(r.toldLost() <= 2 + r.sections() / 100,
                     where + "skewed clocks made leases look lost: " + r.toldLost());
             case MIXED -> assertTrue(result.faultEvents() >= 3, where + "fewer faults than planned: " + result.faultEvents());
+            // Every worker closes its manager every 1-2 s, and once more when it stops.
+            case SHUTDOWN -> assertTrue(r.lifecycle().managerCloses() >= 3 * config.workers(),
+                    where + "too few managers closed: " + r.lifecycle().managerCloses());
+            case HANDOVER -> assertAll(where,
+                    () -> assertTrue(r.lifecycle().handovers() >= 50, where + "too few hand-overs: " + r.lifecycle().handovers()),
+                    () -> assertTrue(r.lifecycle().crossThreadHandovers() >= 1, where + "no hold finished on another thread"),
+                    () -> assertTrue(r.lifecycle().detachedRefused() >= 1,
+                            where + "no acquire met a hold detached on its own thread: the re-entry rule was not exercised"));
         }
     }
 

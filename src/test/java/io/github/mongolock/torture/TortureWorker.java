@@ -1,24 +1,13 @@
 package io.github.mongolock.torture;
 
-import static com.mongodb.client.model.Filters.and;
-import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Updates.combine;
-import static com.mongodb.client.model.Updates.inc;
-import static com.mongodb.client.model.Updates.max;
-import static com.mongodb.client.model.Updates.set;
-
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
-import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.MongoDatabase;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockListener;
-import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
@@ -37,39 +26,41 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.bson.Document;
+import java.util.function.Supplier;
 
 /**
- * One worker process of the torture test (its own JVM): {@code threads} threads share one lock
- * manager and loop acquire, critical section, release over {@code locks} lock names until the
- * deadline or {@code maxSections}, then exit by themselves.
- *
- * <p>The critical section does a non-atomic read-modify-write of the lock's counter document in
- * two flavours: a <em>fenced</em> one (the read raises the counter's {@code fence} to this token,
- * the write only lands while {@code fence} still equals this token, so a holder whose lease was
- * taken over cannot overwrite a later holder's work) and a <em>plain</em> one that trusts the lock
- * and {@code isHeld()} alone. Every section is recorded by {@link HistoryWriter}, its start before
- * the work begins.
+ * One worker process of the torture test (its own JVM), running its {@link WorkerSettings.Workload}
+ * until the deadline or {@code maxSections}, then exiting by itself:
+ * <ul>
+ * <li>{@code LOOP}: {@code threads} threads share one lock manager and loop acquire,
+ * {@link CriticalSection}, release over {@code locks} lock names;</li>
+ * <li>{@code SHUTDOWN}: the same loop, while a driver thread closes the lock manager every 1-2 s and
+ * builds a new one ({@link ManagerGenerations}); a thread told the manager is closed moves to the
+ * new one;</li>
+ * <li>{@code HANDOVER}: holds acquired on a small pool and finished by other tasks ({@link HandoverWorkload}).</li>
+ * </ul>
+ * Every section is recorded by {@link HistoryWriter}, its start before the work begins.
  */
 public final class TortureWorker {
 
-    private static final FindOneAndUpdateOptions BEFORE =
-            new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
+    /** A SHUTDOWN worker closes its manager every 1 to 2 s. */
+    private static final long CLOSE_EVERY_MIN_MS = 1_000;
+    private static final long CLOSE_EVERY_MAX_MS = 2_000;
+    /** One SHUTDOWN section in this many works 0.1-0.3 s: long enough for a close to begin and return inside it. */
+    private static final int LONG_SECTION_ONE_IN = 12;
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
-    private final MongoCollection<Document> counters;
-    private final LockManager locks;
-    private final Set<String> lostTokens;
+    private final Supplier<LockManager> locks;
+    private final CriticalSection section;
     private final AtomicInteger sections = new AtomicInteger();
 
-    private TortureWorker(WorkerSettings settings, HistoryWriter history, MongoCollection<Document> counters,
-                          LockManager locks, Set<String> lostTokens) {
+    private TortureWorker(WorkerSettings settings, HistoryWriter history, Supplier<LockManager> locks,
+                          CriticalSection section) {
         this.settings = settings;
-        this.lostTokens = lostTokens;
         this.history = history;
-        this.counters = counters;
         this.locks = locks;
+        this.section = section;
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -85,21 +76,47 @@ public final class TortureWorker {
         };
         Duration storeTimeout = Duration.ofMillis(settings.storeTimeoutMs());
         MongoClient counterClient = MongoClients.create(clientSettings(settings.uri(), storeTimeout));
+        MongoDatabase database = counterClient.getDatabase(settings.database());
+        try {
+            switch (settings.workload()) {
+                case LOOP -> runLoop(settings, history, listener, lostTokens, database);
+                case SHUTDOWN -> runShutdown(settings, history, listener, lostTokens, database);
+                case HANDOVER -> {
+                    try (MongoLockManager manager = build(settings, listener, settings.process())) {
+                        new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,
+                                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0))
+                                .run();
+                    }
+                }
+            }
+        } finally {
+            counterClient.close();
+            history.close();
+        }
+        System.exit(0);
+    }
+
+    private static MongoLockManager build(WorkerSettings settings, LockListener listener, String instanceId) {
+        return MongoLockManager.builder().uri(settings.uri()).database(settings.database())
+                .collection(WorkerSettings.LOCKS_COLLECTION).leaseTime(Duration.ofMillis(settings.leaseMs()))
+                .waitTime(Duration.ofMillis(settings.waitMs())).storeTimeout(Duration.ofMillis(settings.storeTimeoutMs()))
+                .instanceId(instanceId).listener(listener).build();
+    }
+
+    private static void runLoop(WorkerSettings settings, HistoryWriter history, LockListener listener,
+                                Set<String> lostTokens, MongoDatabase database) throws InterruptedException {
         Runnable managerCloser;
         LockManager manager;
         MongoClient lockClient = null;
         if (settings.clockOffsetNanos() == 0) {
-            MongoLockManager built = MongoLockManager.builder().uri(settings.uri()).database(settings.database())
-                    .collection(WorkerSettings.LOCKS_COLLECTION).leaseTime(Duration.ofMillis(settings.leaseMs()))
-                    .waitTime(Duration.ofMillis(settings.waitMs())).storeTimeout(storeTimeout)
-                    .instanceId(settings.process()).listener(listener).build();
+            MongoLockManager built = build(settings, listener, settings.process());
             manager = built;
             managerCloser = built::close;
         } else {
             // The skew scenario: the lock manager's only client clock runs far ahead of (or behind) the machine's.
             long offset = settings.clockOffsetNanos();
             MonotonicClock skewed = () -> System.nanoTime() + offset;
-            lockClient = MongoClients.create(clientSettings(settings.uri(), storeTimeout));
+            lockClient = MongoClients.create(clientSettings(settings.uri(), Duration.ofMillis(settings.storeTimeoutMs())));
             MongoLockStore store = new MongoLockStore(
                     lockClient.getDatabase(settings.database()).getCollection(WorkerSettings.LOCKS_COLLECTION));
             String ownerPrefix = settings.process() + ":" + UUID.randomUUID().toString().substring(0, 8);
@@ -110,24 +127,39 @@ public final class TortureWorker {
             manager = coordinator;
             managerCloser = coordinator::close;
         }
-        TortureWorker worker = new TortureWorker(settings, history,
-                counterClient.getDatabase(settings.database()).getCollection(WorkerSettings.COUNTERS_COLLECTION),
-                manager, lostTokens);
+        CriticalSection section = new CriticalSection(settings, history,
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0);
         try {
-            worker.run();
+            new TortureWorker(settings, history, () -> manager, section).runThreads();
         } finally {
             try {
                 managerCloser.run();
             } catch (RuntimeException failed) {
                 System.err.println("closing the lock manager failed: " + failed);
             }
-            counterClient.close();
             if (lockClient != null) {
                 lockClient.close();
             }
-            history.close();
         }
-        System.exit(0);
+    }
+
+    private static void runShutdown(WorkerSettings settings, HistoryWriter history, LockListener listener,
+                                    Set<String> lostTokens, MongoDatabase database) throws InterruptedException {
+        ManagerGenerations generations = new ManagerGenerations(settings.process(), history,
+                database.getCollection(WorkerSettings.LOCKS_COLLECTION), id -> build(settings, listener, id));
+        CriticalSection section = new CriticalSection(settings, history,
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, generations::retired,
+                LONG_SECTION_ONE_IN);
+        TortureWorker worker = new TortureWorker(settings, history, generations::current, section);
+        Thread driver = new Thread(() -> generations.replaceUntil(settings.deadlineNanos(), CLOSE_EVERY_MIN_MS,
+                CLOSE_EVERY_MAX_MS, worker::running), settings.process() + "-closer");
+        driver.start();
+        try {
+            worker.runThreads();
+        } finally {
+            driver.join(TimeUnit.SECONDS.toMillis(30));
+            generations.close();
+        }
     }
 
     static MongoClientSettings clientSettings(String uri, Duration timeout) {
@@ -158,7 +190,12 @@ public final class TortureWorker {
         watchdog.start();
     }
 
-    private void run() throws InterruptedException {
+    /** Whether the threads still start sections: before the deadline and within the budget. */
+    private boolean running() {
+        return sections.get() < settings.maxSections() && settings.deadlineNanos() - System.nanoTime() > 0;
+    }
+
+    private void runThreads() throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < settings.threads(); i++) {
             Thread thread = new Thread(this::loop, settings.process() + "-t" + i);
@@ -172,94 +209,35 @@ public final class TortureWorker {
 
     private void loop() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (sections.get() < settings.maxSections() && settings.deadlineNanos() - System.nanoTime() > 0) {
+        while (running()) {
             String lock = WorkerSettings.lockName(random.nextInt(settings.locks()));
             long askedAt = System.nanoTime();
             LockSession session;
             try {
-                session = locks.acquire(lock, Duration.ofMillis(settings.waitMs()));
+                session = locks.get().acquire(lock, Duration.ofMillis(settings.waitMs()));
             } catch (LockTimeoutException busy) {
                 history.acquireFailed(lock, "TIMEOUT", askedAt, System.nanoTime());
                 continue;
             } catch (LockStoreException storeDown) {
                 history.acquireFailed(lock, "STORE", askedAt, System.nanoTime());
-                pause(20_000);
+                CriticalSection.pause(20_000);
                 continue;
             } catch (LockException other) {
-                history.acquireFailed(lock, other.getClass().getSimpleName(), askedAt, System.nanoTime());
-                pause(20_000);
+                // A closed manager's callers are told so; the next round takes the manager that replaced it.
+                boolean closed = String.valueOf(other.getMessage()).contains("is closed");
+                history.acquireFailed(lock, closed ? AcquireFailure.CLOSED : other.getClass().getSimpleName(), askedAt,
+                        System.nanoTime());
+                if (!closed) {
+                    CriticalSection.pause(20_000);
+                }
+                continue;
+            } catch (RuntimeException foreign) {
+                history.foreignException("acquire", foreign);
+                CriticalSection.pause(20_000);
                 continue;
             }
-            criticalSection(session, random);
+            section.finish(session, section.begin(session));
             sections.incrementAndGet();
-        }
-    }
-
-    private void criticalSection(LockSession session, ThreadLocalRandom random) {
-        long start = System.nanoTime();
-        String lock = session.name();
-        long token = session.fencingToken();
-        String owner = session.owner();
-        history.started(lock, token, owner, start);
-        SectionRecord.WriteOutcome write;
-        SectionRecord.WriteOutcome plainWrite = SectionRecord.WriteOutcome.NONE;
-        try {
-            // The read registers this token with the counter: from now on no earlier token can write.
-            Document before = counters.findOneAndUpdate(eq("_id", lock), max("fence", token), BEFORE);
-            pause(random.nextInt(settings.workMinMicros(), settings.workMaxMicros() + 1));
-            if (before.getLong("fence") > token) {
-                write = SectionRecord.WriteOutcome.STALE_READ;
-            } else if (!session.isHeld()) {
-                write = SectionRecord.WriteOutcome.SKIPPED;
-            } else {
-                long matched = counters.updateOne(and(eq("_id", lock), eq("fence", token)),
-                        combine(set("value", before.getLong("value") + 1), inc("writes", 1L))).getMatchedCount();
-                write = matched == 1 ? SectionRecord.WriteOutcome.ACCEPTED : SectionRecord.WriteOutcome.FENCED;
-            }
-            if (session.isHeld()) {
-                counters.updateOne(eq("_id", lock),
-                        combine(set("plain", before.getLong("plain") + 1), inc("plainWrites", 1L)));
-                plainWrite = SectionRecord.WriteOutcome.ACCEPTED;
-            } else {
-                plainWrite = SectionRecord.WriteOutcome.SKIPPED;
-            }
-        } catch (MongoException failed) {
-            write = SectionRecord.WriteOutcome.FAILED;
-            if (plainWrite == SectionRecord.WriteOutcome.NONE) {
-                plainWrite = SectionRecord.WriteOutcome.FAILED;
-            }
-        }
-        long end = System.nanoTime();
-        boolean heldAtEnd = session.isHeld();
-        history.workDone(lock, token, end, write, plainWrite, heldAtEnd);
-        SectionRecord.CloseOutcome close;
-        try {
-            session.close();
-            close = SectionRecord.CloseOutcome.OK;
-        } catch (LockLostException lost) {
-            close = SectionRecord.CloseOutcome.LOST;
-        } catch (LockStoreException storeDown) {
-            close = SectionRecord.CloseOutcome.STORE;
-        } catch (LockException other) {
-            close = SectionRecord.CloseOutcome.OTHER;
-        }
-        boolean listenerLost = lostTokens.contains(lock + "#" + token);
-        if (!listenerLost && (close == SectionRecord.CloseOutcome.LOST || !heldAtEnd)) {
-            // The renewal thread may have marked the loss and not yet called the listener.
-            long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
-            while (!(listenerLost = lostTokens.contains(lock + "#" + token)) && giveUp - System.nanoTime() > 0) {
-                pause(5_000);
-            }
-        }
-        history.ended(new SectionRecord(settings.process(), lock, token, owner, start, end, false, write, plainWrite,
-                heldAtEnd, close, listenerLost));
-    }
-
-    private static void pause(long micros) {
-        try {
-            TimeUnit.MICROSECONDS.sleep(micros);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 }

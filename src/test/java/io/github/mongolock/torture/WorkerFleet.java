@@ -41,10 +41,7 @@ final class WorkerFleet implements AutoCloseable {
 
     synchronized WorkerProcess start(int slot) {
         String name = "w" + slot + "." + generation[slot]++;
-        WorkerSettings settings = new WorkerSettings(template.uri(), template.database(), name, template.threads(),
-                template.locks(), template.leaseMs(), template.waitMs(), template.storeTimeoutMs(),
-                template.maxSections(), template.deadlineNanos(), directory.resolve(name + ".history"),
-                clockOffsets[slot], template.workMinMicros(), template.workMaxMicros());
+        WorkerSettings settings = template.forProcess(name, directory.resolve(name + ".history"), clockOffsets[slot]);
         WorkerProcess process = WorkerProcess.start(settings, directory.resolve(name + ".console"));
         current[slot] = process;
         all.add(process);
@@ -85,9 +82,13 @@ final class WorkerFleet implements AutoCloseable {
         }
     }
 
-    /** The live process whose manager writes owners starting with {@code owner}'s instance id. */
+    /**
+     * The live process whose manager writes owners starting with {@code owner}'s instance id: the
+     * process's name, followed by {@code ~<generation>} where the worker rebuilds its manager.
+     */
     synchronized Optional<WorkerProcess> owning(String owner) {
-        String process = owner.substring(0, owner.indexOf(':'));
+        String instanceId = owner.substring(0, owner.indexOf(':'));
+        String process = instanceId.contains("~") ? instanceId.substring(0, instanceId.indexOf('~')) : instanceId;
         return all.stream().filter(p -> p.name().equals(process) && p.isAlive()).findFirst();
     }
 

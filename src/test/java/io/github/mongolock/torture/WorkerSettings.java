@@ -12,10 +12,21 @@ import java.util.Map;
  * @param process        the process's name, also its instance id
  * @param deadlineNanos  nanoTime at which the worker stops starting sections
  * @param clockOffsetNanos added to the lock manager's clock (0: the plain system clock)
+ * @param workload       what the worker's threads do with the locks
  */
 record WorkerSettings(String uri, String database, String process, int threads, int locks, long leaseMs,
                       long waitMs, long storeTimeoutMs, int maxSections, long deadlineNanos, Path history,
-                      long clockOffsetNanos, int workMinMicros, int workMaxMicros) {
+                      long clockOffsetNanos, int workMinMicros, int workMaxMicros, Workload workload) {
+
+    /** What a worker's threads do. */
+    enum Workload {
+        /** Each thread loops acquire, critical section, release on one lock manager. */
+        LOOP,
+        /** As LOOP, while a driver thread closes the lock manager every 1-2 s and builds a new one ({@link ManagerGenerations}). */
+        SHUTDOWN,
+        /** A small pool acquires, detaches and hands each hold to another task that finishes it ({@link HandoverWorkload}). */
+        HANDOVER
+    }
 
     static final String LOCKS_COLLECTION = "locks";
     static final String COUNTERS_COLLECTION = "counters";
@@ -40,6 +51,7 @@ record WorkerSettings(String uri, String database, String process, int threads, 
         values.put("clockOffsetNanos", clockOffsetNanos);
         values.put("workMinMicros", workMinMicros);
         values.put("workMaxMicros", workMaxMicros);
+        values.put("workload", workload);
         return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
@@ -58,6 +70,12 @@ record WorkerSettings(String uri, String database, String process, int threads, 
                 Long.parseLong(values.get("storeTimeoutMs")), Integer.parseInt(values.get("maxSections")),
                 Long.parseLong(values.get("deadlineNanos")), Path.of(values.get("history")),
                 Long.parseLong(values.get("clockOffsetNanos")), Integer.parseInt(values.get("workMinMicros")),
-                Integer.parseInt(values.get("workMaxMicros")));
+                Integer.parseInt(values.get("workMaxMicros")), Workload.valueOf(values.get("workload")));
+    }
+
+    /** These settings for one worker slot's process. */
+    WorkerSettings forProcess(String name, Path historyFile, long clockOffset) {
+        return new WorkerSettings(uri, database, name, threads, locks, leaseMs, waitMs, storeTimeoutMs, maxSections,
+                deadlineNanos, historyFile, clockOffset, workMinMicros, workMaxMicros, workload);
     }
 }
