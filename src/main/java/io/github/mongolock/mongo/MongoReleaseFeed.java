@@ -126,8 +126,14 @@ public final class MongoReleaseFeed implements ReleaseFeed {
 
     private MongoChangeStreamCursor<ChangeStreamDocument<Document>> open(BsonDocument resumeAfter) {
         var stream = locks.watch(RELEASES).fullDocument(FullDocument.UPDATE_LOOKUP)
-                .maxAwaitTime(MAX_AWAIT_MS, TimeUnit.MILLISECONDS);
+                .maxAwaitTime(maxAwaitMs(), TimeUnit.MILLISECONDS);
         return (resumeAfter == null ? stream : stream.resumeAfter(resumeAfter)).cursor();
+    }
+
+    /** The server's wait for events stays below the collection's operation timeout, or every idle getMore would time out. */
+    private long maxAwaitMs() {
+        Long timeout = locks.getTimeout(TimeUnit.MILLISECONDS);
+        return timeout == null || timeout == 0 ? MAX_AWAIT_MS : Math.max(1, Math.min(MAX_AWAIT_MS, timeout / 2));
     }
 
     private static boolean isResumeFailure(MongoCommandException refused) {
