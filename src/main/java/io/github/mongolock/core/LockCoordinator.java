@@ -57,6 +57,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
     private final ReleaseFeed releaseFeed;
+    private final ReleaseFeed.Listener feedListener;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -81,6 +82,22 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events);
+        this.feedListener = new ReleaseFeed.Listener() {
+            @Override
+            public void released(String name) {
+                signals.released(name);
+            }
+
+            @Override
+            public void missedSome() {
+                signals.releasedAll();
+            }
+
+            @Override
+            public boolean anyoneWaiting() {
+                return signals.waitingNames() > 0;
+            }
+        };
         this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, owned::leaseLost);
     }
 
@@ -173,7 +190,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     }
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
-                        releaseFeed.start(signals::released);
+                        releaseFeed.start(feedListener);
                     }
                 }
                 long left = waitNanos - (clock.nanoTime() - start);

@@ -1,7 +1,5 @@
 package io.github.mongolock.core;
 
-import java.util.function.Consumer;
-
 /**
  * Pushes "lock N is free now" notices from the store, so waiters on locks released by other
  * machines wake at once instead of at their next backoff deadline. Purely an accelerator: waiters
@@ -9,17 +7,30 @@ import java.util.function.Consumer;
  * liveness, only latency.
  *
  * <p>The coordinator starts the feed lazily, when one of its threads first waits for a lock held
- * elsewhere; a manager that never contends never opens one. One feed per manager, never per waiter.
+ * elsewhere, and calls {@link #start} again on every such wait (a cheap nudge for a feed that idles).
+ * A manager that never contends never opens one. One feed per manager, never per waiter.
  */
 public interface ReleaseFeed extends AutoCloseable {
 
     /** What the feed is doing; for logs, health and tests. */
     enum Status { IDLE, STARTING, PUSHING, RECONNECTING, UNAVAILABLE, CLOSED }
 
+    /** Where the feed delivers; implemented by the coordinator. */
+    interface Listener {
+        /** {@code name} was just left free. */
+        void released(String name);
+
+        /** Notices may have been missed (the stream was reopened without history): every waiter should look once. */
+        void missedSome();
+
+        /** Whether anyone waits at all: a feed may idle more cheaply while nobody does. */
+        boolean anyoneWaiting();
+    }
+
     /** A feed that never pushes: waiters rely on polling alone. */
     ReleaseFeed NONE = new ReleaseFeed() {
         @Override
-        public void start(Consumer<String> released) {
+        public void start(Listener listener) {
         }
 
         @Override
@@ -32,8 +43,11 @@ public interface ReleaseFeed extends AutoCloseable {
         }
     };
 
-    /** Begins delivering lock names to {@code released}, asynchronously; idempotent and non-blocking. */
-    void start(Consumer<String> released);
+    /**
+     * Begins delivering to {@code listener}, asynchronously; later calls (with the same listener) only
+     * tell a running feed that someone waits now. Non-blocking.
+     */
+    void start(Listener listener);
 
     Status status();
 

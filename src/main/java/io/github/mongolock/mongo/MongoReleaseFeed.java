@@ -2,61 +2,124 @@ package io.github.mongolock.mongo;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.client.model.changestream.FullDocument;
+import com.mongodb.client.model.changestream.OperationType;
 import io.github.mongolock.core.ReleaseFeed;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
- * One MongoDB change stream per manager on the lock collection, delivering the names of locks
- * that an update has just left free ({@code holds: 0}), whoever released them.
+ * One MongoDB change stream per manager on the lock collection, delivering the names of locks that
+ * an update has just left free ({@code holds: 0}), whoever released them. Runs on one daemon thread,
+ * started on first use.
  *
- * <p>The stream matches {@code fullDocument.holds == 0} with {@code fullDocument: updateLookup}: the
- * lookup shows the lock as it is when the event is read, so a lock re-taken in the meantime wakes
- * nobody in vain. Renewals and acquisitions (which leave {@code holds > 0}) are filtered out by the
- * server. Change streams need a replica set or sharded cluster. When the server refuses them
- * (a standalone {@code mongod}), the feed says so once in the log and stays
- * {@link Status#UNAVAILABLE}: waiters keep polling. Network failures are retried with backoff,
- * resuming after the last event seen. Runs on one daemon thread, started on first use.
+ * <p><b>What it asks for.</b> MongoDB describes every update ({@code updateDescription}): the server
+ * keeps only updates that set {@code holds} to 0 and the name comes from {@code documentKey._id}, so a
+ * renewal costs a watching manager nothing. A server whose events carry no update description (the
+ * test stand-in; some compatible services) is detected on its first such event, and the feed then asks
+ * for {@code fullDocument: updateLookup} and filters on {@code fullDocument.holds}, logged once.
+ *
+ * <p><b>What it survives.</b>
+ * <ul>
+ *   <li>Elections, rolling restarts, maintenance windows, network errors, timeouts: the stream is
+ *       resumed from the post-batch resume token with backoff (100 ms doubling to 30 s), status
+ *       {@code RECONNECTING}, warned once, and back to {@code PUSHING} when it works again.</li>
+ *   <li>Lost history (286, 280, 260), an invalidated or server-closed cursor (the collection or
+ *       database dropped or renamed): a fresh stream, and every waiter looks once
+ *       ({@link Listener#missedSome()}), since releases may have gone unseen.</li>
+ *   <li>A server that answers {@code getMore} at once instead of waiting (the stand-in, a throttled
+ *       Cosmos DB stream): while somebody waits, it asks again after 3 ms; while nobody waits, the pause
+ *       doubles up to one second, and a new waiter cuts it short.</li>
+ * </ul>
+ * Only a server that says change streams are not available (a standalone {@code mongod}, 40573; an
+ * unknown {@code $changeStream} stage, 40324; {@code CommandNotSupported}, 115; not authorised, 13)
+ * turns it off for good, logged once: waiters poll. The server's wait ({@code maxAwaitTime}) stays
+ * below the collection's operation timeout, so an idle {@code getMore} never times out.
  */
 public final class MongoReleaseFeed implements ReleaseFeed {
 
     private static final System.Logger LOG = System.getLogger(MongoReleaseFeed.class.getName());
-    private static final List<Document> RELEASES = List.of(new Document("$match",
-            new Document("operationType", "update").append("fullDocument." + MongoLockStore.HOLDS, 0)));
     private static final long MAX_AWAIT_MS = 1_000;
-    private static final long EMPTY_ANSWER_WITHOUT_WAITING_NANOS = TimeUnit.MILLISECONDS.toNanos(MAX_AWAIT_MS / 2);
-    private static final long EMPTY_ANSWER_PAUSE_MS = 3;
+    private static final long PAUSE_WHILE_WAITED_FOR_MS = 3;
+    private static final long MAX_IDLE_PAUSE_MS = 1_000;
     private static final Duration MAX_RECONNECT_PAUSE = Duration.ofSeconds(30);
+    private static final Set<Integer> UNSUPPORTED = Set.of(40573, 40324, 115, 13);
+    private static final Set<Integer> HISTORY_LOST = Set.of(286, 280, 260);
 
-    private final MongoCollection<Document> locks;
+    /** Opens a change stream on the lock collection; a seam for tests that script the server's answers. */
+    interface Streams {
+        /**
+         * @param lookup      whether to ask for {@code fullDocument: updateLookup} (servers without update descriptions)
+         * @param resumeAfter the token to resume after, or null for a stream starting now
+         */
+        MongoChangeStreamCursor<ChangeStreamDocument<Document>> open(List<Bson> pipeline, boolean lookup,
+                                                                     BsonDocument resumeAfter, long maxAwaitMs);
+    }
+
+    private final Streams streams;
+    private final String namespace;
     private final String threadName;
+    private final long maxAwaitMs;
+    private final Object pause = new Object();
     private volatile Status status = Status.IDLE;
+    /** Guarded by {@link #pause}. */
+    private boolean nudged;
     private Thread thread;
 
     public MongoReleaseFeed(MongoCollection<Document> locks, String threadName) {
-        this.locks = Objects.requireNonNull(locks, "locks");
+        this(collectionStreams(Objects.requireNonNull(locks, "locks")), locks.getNamespace().getFullName(), threadName,
+                maxAwaitMs(locks.getTimeout(TimeUnit.MILLISECONDS)));
+    }
+
+    MongoReleaseFeed(Streams streams, String namespace, String threadName, long maxAwaitMs) {
+        this.streams = streams;
+        this.namespace = namespace;
         this.threadName = Objects.requireNonNull(threadName, "threadName");
+        this.maxAwaitMs = maxAwaitMs;
+    }
+
+    private static Streams collectionStreams(MongoCollection<Document> locks) {
+        return (pipeline, lookup, resumeAfter, maxAwaitMs) -> {
+            var stream = locks.watch(pipeline).maxAwaitTime(maxAwaitMs, TimeUnit.MILLISECONDS);
+            if (lookup) {
+                stream = stream.fullDocument(FullDocument.UPDATE_LOOKUP);
+            }
+            return (resumeAfter == null ? stream : stream.resumeAfter(resumeAfter)).cursor();
+        };
+    }
+
+    /** The server's wait for events stays below the operation timeout, or every idle getMore would time out. */
+    static long maxAwaitMs(Long operationTimeoutMs) {
+        return operationTimeoutMs == null || operationTimeoutMs == 0 ? MAX_AWAIT_MS
+                : Math.max(1, Math.min(MAX_AWAIT_MS, operationTimeoutMs / 2));
     }
 
     @Override
-    public synchronized void start(Consumer<String> released) {
-        if (status != Status.IDLE) {
-            return;
+    public synchronized void start(Listener listener) {
+        if (status == Status.IDLE) {
+            status = Status.STARTING;
+            thread = new Thread(() -> follow(listener), threadName);
+            thread.setDaemon(true);
+            thread.start();
+        } else {
+            synchronized (pause) {
+                nudged = true; // someone waits now: stop idling
+                pause.notifyAll();
+            }
         }
-        status = Status.STARTING;
-        thread = new Thread(() -> follow(released), threadName);
-        thread.setDaemon(true);
-        thread.start();
     }
 
     @Override
@@ -64,50 +127,96 @@ public final class MongoReleaseFeed implements ReleaseFeed {
         return status;
     }
 
-    private void follow(Consumer<String> released) {
+    /** Updates that left a lock free: by the update description, or (lookup) by the document as it is now. */
+    static List<Bson> pipeline(boolean lookup) {
+        Document match = new Document("operationType", "update");
+        if (lookup) {
+            match.append("fullDocument." + MongoLockStore.HOLDS, 0);
+        } else {
+            // Events without a description pass too, so that a server lacking them is noticed, not silent.
+            match.append("$or", List.of(
+                    new Document("updateDescription.updatedFields." + MongoLockStore.HOLDS, 0),
+                    new Document("updateDescription", new Document("$exists", false))));
+        }
+        return List.of(new Document("$match", match));
+    }
+
+    private void follow(Listener listener) {
         BsonDocument resumeAfter = null;
-        long pauseMs = 100;
+        boolean lookup = false;
+        boolean fresh = false;
+        long reconnectPauseMs = 100;
         boolean warned = false;
         while (status != Status.CLOSED) {
-            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> opened = open(resumeAfter)) {
+            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor =
+                         streams.open(pipeline(lookup), lookup, resumeAfter, maxAwaitMs)) {
                 status = Status.PUSHING;
                 if (warned) {
-                    LOG.log(Level.INFO, "mongolock push wake-up works again on " + locks.getNamespace());
+                    LOG.log(Level.INFO, "mongolock push wake-up works again on " + namespace);
                     warned = false;
                 }
-                pauseMs = 100;
+                if (fresh) {
+                    listener.missedSome(); // the new stream starts now: releases in the gap were not seen
+                    fresh = false;
+                }
+                long idlePauseMs = 0;
                 while (status == Status.PUSHING) {
                     long askedAt = System.nanoTime();
-                    ChangeStreamDocument<Document> event = opened.tryNext();
+                    ChangeStreamDocument<Document> event = cursor.tryNext();
+                    BsonDocument postBatch = cursor.getResumeToken();
+                    if (postBatch != null) {
+                        resumeAfter = postBatch;
+                    }
                     if (event == null) {
-                        if (System.nanoTime() - askedAt < EMPTY_ANSWER_WITHOUT_WAITING_NANOS) {
-                            // MongoDB waits up to maxAwaitTime for an event; an empty answer well before
-                            // that means a server that does not wait, which would turn this loop into a
-                            // busy loop: ask again a little later.
-                            Thread.sleep(EMPTY_ANSWER_PAUSE_MS);
+                        if (cursor.getServerCursor() == null) {
+                            throw new StreamEnded("the server closed the change stream's cursor");
                         }
+                        reconnectPauseMs = 100; // a stream that answers: the next outage backs off from the start
+                        idlePauseMs = pauseAfterEmptyAnswer(listener, askedAt, idlePauseMs);
                         continue;
                     }
-                    resumeAfter = event.getResumeToken();
-                    Document lock = event.getFullDocument();
-                    if (lock != null && lock.get(MongoLockStore.ID) instanceof String name) {
-                        released.accept(name);
+                    idlePauseMs = 0;
+                    reconnectPauseMs = 100;
+                    if (event.getOperationType() == OperationType.INVALIDATE) {
+                        throw new StreamEnded("the change stream was invalidated (collection dropped or renamed)");
+                    }
+                    if (!lookup && event.getUpdateDescription() == null) {
+                        LOG.log(Level.INFO, "mongolock: change events on " + namespace + " carry no update description;"
+                                + " push wake-up asks for the updated document instead (one lookup per update)");
+                        lookup = true;
+                        resumeAfter = null;
+                        fresh = true;
+                        break;
+                    }
+                    String name = lockName(event, lookup);
+                    if (name != null) {
+                        listener.released(name);
                     }
                 }
+            } catch (StreamEnded ended) {
+                LOG.log(Level.DEBUG, "mongolock push wake-up reopens its change stream on {0}: {1}", namespace, ended.getMessage());
+                resumeAfter = null;
+                fresh = true;
+                reconnectPauseMs = reconnectAfter(reconnectPauseMs, null);
             } catch (MongoCommandException refused) {
                 if (status == Status.CLOSED) {
                     return;
                 }
-                if (resumeAfter != null && isResumeFailure(refused)) {
-                    resumeAfter = null; // history gone: start from now, polling covers the gap
-                    continue;
+                if (UNSUPPORTED.contains(refused.getErrorCode())) {
+                    status = Status.UNAVAILABLE;
+                    LOG.log(Level.INFO, "mongolock push wake-up is unavailable on " + namespace + " ("
+                            + refused.getErrorCode() + ": " + refused.getErrorMessage() + "; change streams need a replica set"
+                            + " or sharded cluster and the changeStream privilege): waiters on locks held by other machines"
+                            + " poll with backoff (10-500 ms) instead");
+                    return;
                 }
-                status = Status.UNAVAILABLE;
-                LOG.log(Level.INFO, "mongolock push wake-up is unavailable on " + locks.getNamespace() + " ("
-                        + refused.getErrorMessage() + "; change streams need a replica set): waiters on locks"
-                        + " held by other machines poll with backoff (10-500 ms) instead");
-                return;
-            } catch (InterruptedException closing) {
+                if (HISTORY_LOST.contains(refused.getErrorCode())) {
+                    resumeAfter = null; // the token is too old or invalid: start from now, one poll covers the gap
+                    fresh = true;
+                }
+                reconnectPauseMs = reconnectAfter(reconnectPauseMs, warned ? null : refused);
+                warned = true;
+            } catch (InterruptedException | MongoInterruptedException closing) {
                 status = Status.CLOSED;
                 return;
             } catch (IllegalStateException clientClosed) {
@@ -118,39 +227,59 @@ public final class MongoReleaseFeed implements ReleaseFeed {
                 if (status == Status.CLOSED) {
                     return;
                 }
-                pauseMs = reconnectAfter(pauseMs, lostConnection, warned);
+                reconnectPauseMs = reconnectAfter(reconnectPauseMs, warned ? null : lostConnection);
                 warned = true;
             }
         }
     }
 
-    private MongoChangeStreamCursor<ChangeStreamDocument<Document>> open(BsonDocument resumeAfter) {
-        var stream = locks.watch(RELEASES).fullDocument(FullDocument.UPDATE_LOOKUP)
-                .maxAwaitTime(maxAwaitMs(), TimeUnit.MILLISECONDS);
-        return (resumeAfter == null ? stream : stream.resumeAfter(resumeAfter)).cursor();
+    private static String lockName(ChangeStreamDocument<Document> event, boolean lookup) {
+        if (lookup) {
+            Document lock = event.getFullDocument();
+            return lock != null && lock.get(MongoLockStore.ID) instanceof String name ? name : null;
+        }
+        BsonDocument key = event.getDocumentKey();
+        BsonValue id = key == null ? null : key.get(MongoLockStore.ID);
+        return id instanceof BsonString name ? name.getValue() : null;
     }
 
-    /** The server's wait for events stays below the collection's operation timeout, or every idle getMore would time out. */
-    private long maxAwaitMs() {
-        Long timeout = locks.getTimeout(TimeUnit.MILLISECONDS);
-        return timeout == null || timeout == 0 ? MAX_AWAIT_MS : Math.max(1, Math.min(MAX_AWAIT_MS, timeout / 2));
+    /**
+     * MongoDB waits up to maxAwaitTime for an event; an empty answer well before that comes from a
+     * server that does not wait, and asking again at once would be a busy loop.
+     *
+     * @return the pause to start from after the next empty answer
+     */
+    private long pauseAfterEmptyAnswer(Listener listener, long askedAtNanos, long lastPauseMs) throws InterruptedException {
+        if (System.nanoTime() - askedAtNanos >= TimeUnit.MILLISECONDS.toNanos(maxAwaitMs / 2)) {
+            return 0; // the server did wait: no pause needed
+        }
+        long pauseMs = listener.anyoneWaiting() ? PAUSE_WHILE_WAITED_FOR_MS
+                : Math.min(Math.max(lastPauseMs * 2, 50), MAX_IDLE_PAUSE_MS);
+        synchronized (pause) {
+            if (!nudged) {
+                pause.wait(pauseMs);
+            }
+            boolean cutShort = nudged;
+            nudged = false;
+            return cutShort ? 0 : pauseMs;
+        }
     }
 
-    private static boolean isResumeFailure(MongoCommandException refused) {
-        // ChangeStreamHistoryLost (286) and ChangeStreamFatalError (280): the resume token is too old.
-        return refused.getErrorCode() == 286 || refused.getErrorCode() == 280;
-    }
-
-    private long reconnectAfter(long pauseMs, RuntimeException cause, boolean alreadyWarned) {
-        status = Status.RECONNECTING;
-        if (!alreadyWarned) {
-            LOG.log(Level.WARNING, "mongolock push wake-up lost its change stream on " + locks.getNamespace()
-                    + " (" + cause.getMessage() + "); reconnecting, waiters poll meanwhile");
+    /** @param cause logged as a warning when given (once per outage) */
+    private long reconnectAfter(long pauseMs, RuntimeException cause) {
+        synchronized (this) {
+            if (status == Status.CLOSED) {
+                return pauseMs;
+            }
+            status = Status.RECONNECTING;
+        }
+        if (cause != null) {
+            LOG.log(Level.WARNING, "mongolock push wake-up lost its change stream on " + namespace
+                    + " (" + cause.getMessage() + "); resuming with backoff, waiters poll meanwhile");
         }
         try {
             Thread.sleep(pauseMs);
         } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
             status = Status.CLOSED;
         }
         return Math.min(pauseMs * 2, MAX_RECONNECT_PAUSE.toMillis());
@@ -168,9 +297,18 @@ public final class MongoReleaseFeed implements ReleaseFeed {
         }
         running.interrupt();
         try {
-            running.join(TimeUnit.MILLISECONDS.toMillis(MAX_AWAIT_MS * 3));
+            running.join(MAX_AWAIT_MS * 3);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The stream cannot go on (closed cursor, invalidate event): reopen without a resume token. */
+    private static final class StreamEnded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StreamEnded(String message) {
+            super(message, null, false, false);
         }
     }
 }
