@@ -364,8 +364,7 @@ public final class MongoLockStore implements LockStore {
             boolean neverSent = (failure instanceof MongoTimeoutException && !(failure instanceof MongoOperationTimeoutException))
                     || failure instanceof MongoSocketOpenException;
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
-                    + ": " + failure.getMessage() + " Check that MongoDB is reachable and that the user may read and write "
-                    + namespace + ".", failure, !neverSent);
+                    + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent);
         } catch (IllegalStateException clientClosed) {
             // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
             boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
@@ -373,6 +372,17 @@ public final class MongoLockStore implements LockStore {
                     + clientClosed.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
                     clientClosed, !closedBeforeSending);
         }
+    }
+
+    /** What the user should do about a failure, as specific as the error allows. */
+    static String advice(MongoException failure, String namespace) {
+        return switch (failure.getCode()) {
+            case 301 -> "This server does not support retryable writes (Amazon DocumentDB): add retryWrites=false to the"
+                    + " connection string. mongolock stays correct without them: a write whose answer is lost is cleaned up"
+                    + " (a fresh acquisition) or repaired by the owner's next call (re-entry, release).";
+            case 13 -> "The user is not authorised: it needs find, insert, update and changeStream on " + namespace + ".";
+            default -> "Check that MongoDB is reachable and that the user may read and write " + namespace + ".";
+        };
     }
 
     private static boolean isDuplicateKey(Throwable failure) {

@@ -45,7 +45,8 @@ import org.bson.conversions.Bson;
  *       doubles up to one second, and a new waiter cuts it short.</li>
  * </ul>
  * Only a server that says change streams are not available (a standalone {@code mongod}, 40573; an
- * unknown {@code $changeStream} stage, 40324; {@code CommandNotSupported}, 115; not authorised, 13)
+ * unknown {@code $changeStream} stage, 40324; {@code CommandNotSupported}, 115; {@code CommandNotFound}, 59;
+ * {@code NotImplemented}, 238; not authorised, 13)
  * turns it off for good, logged once: waiters poll. The server's wait ({@code maxAwaitTime}) stays
  * below the collection's operation timeout, so an idle {@code getMore} never times out.
  */
@@ -56,7 +57,7 @@ public final class MongoReleaseFeed implements ReleaseFeed {
     private static final long PAUSE_WHILE_WAITED_FOR_MS = 3;
     private static final long MAX_IDLE_PAUSE_MS = 1_000;
     private static final Duration MAX_RECONNECT_PAUSE = Duration.ofSeconds(30);
-    private static final Set<Integer> UNSUPPORTED = Set.of(40573, 40324, 115, 13);
+    private static final Set<Integer> UNSUPPORTED = Set.of(40573, 40324, 115, 59, 238, 13);
     private static final Set<Integer> HISTORY_LOST = Set.of(286, 280, 260);
 
     /** Opens a change stream on the lock collection; a seam for tests that script the server's answers. */

@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.MongoCommandException;
+import com.mongodb.ServerAddress;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.core.AcquireAttempt;
+import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.LockStoreContract;
 import io.github.mongolock.core.Sighting;
@@ -16,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Set;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -89,5 +95,27 @@ class MongoLockStoreContractTest extends LockStoreContract {
         AcquireAttempt.Granted next = takeOver("legacy", "b", sight("legacy", "b"));
         assertEquals(4L, next.fencingToken());
         assertEquals(1L, raw.find(new Document("_id", "legacy")).first().getLong("beat"));
+    }
+
+    @Test
+    void amazonDocumentDbsRetryableWritesErrorSaysWhatToSet() {
+        MongoCommandException notSupported = new MongoCommandException(new org.bson.BsonDocument("ok", new org.bson.BsonInt32(0))
+                .append("code", new org.bson.BsonInt32(301)).append("errmsg", new org.bson.BsonString("Retryable writes are not supported")),
+                new ServerAddress("127.0.0.1", 27017));
+        String advice = MongoLockStore.advice(notSupported, "app.locks");
+        assertTrue(advice.contains("retryWrites=false") && advice.contains("DocumentDB"), advice);
+    }
+
+    @Test
+    void withRetryableWritesOffEveryOperationStillWorks() {
+        try (MongoClient noRetries = MongoClients.create(mongo.uri() + "/?retryWrites=false&retryReads=false")) {
+            LockStore plain = new MongoLockStore(noRetries.getDatabase(database).getCollection("plain-locks"));
+            AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class, plain.tryAcquire("job", "a", LEASE));
+            assertTrue(plain.reenter("job", "a", granted.version()));
+            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))));
+            assertTrue(plain.release("job", "a", granted.version() + 1, 1));
+            assertEquals(java.util.OptionalLong.of(granted.version() + 3), plain.resync("job", "a", granted.leaseId(), 0));
+            assertTrue(plain.inspect("job").isEmpty());
+        }
     }
 }
