@@ -59,10 +59,6 @@ final class ApplicationLockManager implements LockManager, LockStoreStatus {
         return delegate.instanceId();
     }
 
-    String currentOwner() {
-        return delegate.currentOwner();
-    }
-
     @Override
     public boolean storeAvailable() {
         return delegate.isStoreAvailable();

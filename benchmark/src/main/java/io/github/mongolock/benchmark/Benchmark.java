@@ -311,12 +311,31 @@ public final class Benchmark {
                 "waiter's attempts per handoff (mean)"), rows);
         report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum."
                 + " Change-stream traffic of the push feeds (last push block per hold time): " + feedTraffic + ".");
+        double idle = idleGetMoresPerSecond(a, b);
+        report.line(String.format(Locale.ROOT, "Idle push feeds: %.1f getMore/s per manager over %d s in which nobody waited"
+                + " (both managers had waited before, so both feeds were open).", idle, IDLE_SECONDS));
+        report.target("idle getMore/s per manager < 20 (stand-in, which answers getMore at once)",
+                String.format(Locale.ROOT, "%.1f", idle), idle < 20);
         Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
         Stats poll = new Stats(latencies.get(WakeUpMode.POLL.name() + " " + holds.get(1)));
         report.target("handoff p50 <= 5 ms with push (loopback)", Stats.format(push.percentile(50), 2)
                 + " ms after a " + holds.get(1) + " ms hold (polling: " + Stats.format(poll.percentile(50), 1)
                 + " ms, " + Stats.format(poll.percentile(50) / push.percentile(50), 1) + "x slower)",
                 push.percentile(50) <= 5.0);
+    }
+
+    private static final int IDLE_SECONDS = 5;
+
+    /** getMore commands per second and manager while both push feeds are open and nobody waits. */
+    private static double idleGetMoresPerSecond(ChildJvm a, ChildJvm b) throws InterruptedException {
+        counts(a, WakeUpMode.PUSH);
+        counts(b, WakeUpMode.PUSH);
+        long start = System.nanoTime();
+        Thread.sleep(IDLE_SECONDS * 1000L);
+        Map<String, String> ca = keyValues(counts(a, WakeUpMode.PUSH));
+        Map<String, String> cb = keyValues(counts(b, WakeUpMode.PUSH));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return (Long.parseLong(ca.get("getMore")) + Long.parseLong(cb.get("getMore"))) / 2.0 / seconds;
     }
 
     private static String counts(ChildJvm worker, WakeUpMode mode) {
