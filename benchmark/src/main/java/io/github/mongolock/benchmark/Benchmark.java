@@ -312,8 +312,10 @@ public final class Benchmark {
         report.line("p99 is the nearest-rank percentile of " + handoffs + " samples, i.e. close to the maximum."
                 + " Change-stream traffic of the push feeds (last push block per hold time): " + feedTraffic + ".");
         double idle = idleGetMoresPerSecond(a, b);
+        String feeds = status(a) + " / " + status(b);
         report.line(String.format(Locale.ROOT, "Idle push feeds: %.1f getMore/s per manager over %d s in which nobody waited"
-                + " (both managers had waited before, so both feeds were open).", idle, IDLE_SECONDS));
+                + " (both managers had waited just before, so both feeds were open: %s).",
+                idle, IDLE_SECONDS, feeds));
         report.target("idle getMore/s per manager < 20 (stand-in, which answers getMore at once)",
                 String.format(Locale.ROOT, "%.1f", idle), idle < 20);
         Stats push = new Stats(latencies.get(WakeUpMode.PUSH.name() + " " + holds.get(1)));
@@ -328,6 +330,9 @@ public final class Benchmark {
 
     /** getMore commands per second and manager while both push feeds are open and nobody waits. */
     private static double idleGetMoresPerSecond(ChildJvm a, ChildJvm b) throws InterruptedException {
+        // Both managers wait once, so both open their change streams; then nobody waits.
+        handoffsKeepingManagers(a, b, WakeUpMode.PUSH, "idle-feeds", 20, 2, new ArrayList<>());
+        Thread.sleep(1_000);
         counts(a, WakeUpMode.PUSH);
         counts(b, WakeUpMode.PUSH);
         long start = System.nanoTime();
@@ -351,6 +356,15 @@ public final class Benchmark {
     /** @param attempts receives, per kept handoff, the waiter's acquisition attempts (findAndModify commands) */
     private static List<Double> handoffs(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis, int count,
                                          List<Double> attempts) throws InterruptedException {
+        List<Double> millis = handoffsKeepingManagers(a, b, mode, name, holdMillis, count, attempts);
+        reset(a, mode);
+        reset(b, mode);
+        return millis;
+    }
+
+    /** As {@link #handoffs}, but the managers (and their open change streams) stay for what follows. */
+    private static List<Double> handoffsKeepingManagers(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis,
+                                                        int count, List<Double> attempts) throws InterruptedException {
         Duration timeout = Duration.ofSeconds(30);
         ChildJvm holder = a;
         ChildJvm waiter = b;
@@ -377,8 +391,6 @@ public final class Benchmark {
         }
         holder.send("RELEASE " + mode + " " + name);
         holder.expect("RELEASED", timeout);
-        reset(a, mode);
-        reset(b, mode);
         return millis;
     }
 
