@@ -5,22 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.core.AcquireAttempt;
-import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.Sighting;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.SteppedClockStandIn;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,14 +123,13 @@ class ServerClockStepTest {
     }
 
     /** The real store, timing the waiter's first busy answer, its slowest poll and when it sent the takeover. */
-    private static final class TimedStore implements LockStore {
-        private final LockStore real;
+    private static final class TimedStore extends ForwardingLockStore {
         volatile long firstBusyAt;
         volatile long slowestPoll;
         volatile long takeOverSentAt;
 
         TimedStore(LockStore real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -153,36 +148,6 @@ class ServerClockStepTest {
         public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
             takeOverSentAt = System.nanoTime();
             return real.takeOver(name, owner, lease, sighting);
-        }
-
-        @Override
-        public boolean reenter(String name, String owner, long version) {
-            return real.reenter(name, owner, version);
-        }
-
-        @Override
-        public boolean release(String name, String owner, long version, int remainingHolds) {
-            return real.release(name, owner, version, remainingHolds);
-        }
-
-        @Override
-        public OptionalLong resync(String name, String owner, String leaseId, int holds) {
-            return real.resync(name, owner, leaseId, holds);
-        }
-
-        @Override
-        public void abandon(String name, String owner) {
-            real.abandon(name, owner);
-        }
-
-        @Override
-        public Set<String> renew(Collection<LeaseClaim> claims) {
-            return real.renew(claims);
-        }
-
-        @Override
-        public Optional<LockInfo> inspect(String name) {
-            return real.inspect(name);
         }
     }
 }

@@ -1,11 +1,9 @@
 package io.github.mongolock.core;
 
-import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockStoreException;
+import io.github.mongolock.testing.ForwardingLockStore;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,9 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stalled network), renewals that fail (MongoDB unreachable), an acquisition whose answer is lost
  * after the write landed.
  */
-final class ScriptedStore implements LockStore {
+final class ScriptedStore extends ForwardingLockStore {
 
-    private final LockStore real;
     private volatile CountDownLatch renewalGate = new CountDownLatch(0);
     private volatile boolean renewalsFail;
     private volatile boolean releasesFail;
@@ -28,7 +25,7 @@ final class ScriptedStore implements LockStore {
     final AtomicInteger acquireCalls = new AtomicInteger();
 
     ScriptedStore(LockStore real) {
-        this.real = real;
+        super(real);
     }
 
     void pauseRenewals() {
@@ -121,16 +118,6 @@ final class ScriptedStore implements LockStore {
     }
 
     @Override
-    public OptionalLong resync(String name, String owner, String leaseId, int holds) {
-        return real.resync(name, owner, leaseId, holds);
-    }
-
-    @Override
-    public void abandon(String name, String owner) {
-        real.abandon(name, owner);
-    }
-
-    @Override
     public Set<String> renew(Collection<LeaseClaim> claims) {
         renewCalls.incrementAndGet();
         try {
@@ -143,10 +130,5 @@ final class ScriptedStore implements LockStore {
             throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
         }
         return real.renew(claims);
-    }
-
-    @Override
-    public Optional<LockInfo> inspect(String name) {
-        return real.inspect(name);
     }
 }
