@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 public final class SteppedClockStandIn implements AutoCloseable {
 
     public static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
+    /** The database's clock follows a new offset within this: libfaketime rereads the file at most once a second. */
+    public static final Duration FOLLOWS_WITHIN = Duration.ofMillis(1_300);
     static final Duration MAX_LIFETIME = Duration.ofMinutes(15);
 
     private final Process process;
@@ -36,15 +38,20 @@ public final class SteppedClockStandIn implements AutoCloseable {
         this.uri = uri;
     }
 
-    /** Whether libfaketime is installed here; tests that need it fail with this hint when it is not. */
+    /** Whether libfaketime is installed here; tests that need it fail with {@link #missingMessage()} when it is not. */
     public static boolean available() {
         return Files.isReadable(LIBFAKETIME);
     }
 
+    /** Why a test that steps the database's clock cannot run here, and how to fix it. */
+    public static String missingMessage() {
+        return LIBFAKETIME + " is missing: install the Debian package faketime (apt-get install -y faketime;"
+                + " .ci/run does it). Stepping the database's clock needs it; the test fails rather than skip.";
+    }
+
     public static SteppedClockStandIn start(Path workDir) throws IOException {
         if (!available()) {
-            throw new IllegalStateException(LIBFAKETIME + " is missing: install the Debian package faketime"
-                    + " (apt-get install -y faketime; .ci/run does it).");
+            throw new IllegalStateException(missingMessage());
         }
         Files.createDirectories(workDir);
         Path offsetFile = workDir.resolve("faketime-offset");
@@ -76,6 +83,27 @@ public final class SteppedClockStandIn implements AutoCloseable {
 
     public String uri() {
         return uri;
+    }
+
+    /** The host and port the stand-in listens on (127.0.0.1), e.g. for a proxy in front of it. */
+    public InetSocketAddress address() {
+        int colon = uri.lastIndexOf(':');
+        return new InetSocketAddress("127.0.0.1", Integer.parseInt(uri.substring(colon + 1)));
+    }
+
+    /**
+     * Writes a new offset of the stand-in's wall clock from real time and returns at once: the clock
+     * follows within {@link #FOLLOWS_WITHIN}. Fractions of a second are kept (libfaketime reads
+     * {@code "+4.5s"}).
+     */
+    public void setOffset(Duration offset) throws IOException {
+        Files.writeString(offsetFile, offsetText(offset) + "\n");
+    }
+
+    /** libfaketime's spelling of an offset: {@code "+4.500s"}, {@code "-30.000s"}. */
+    static String offsetText(Duration offset) {
+        long millis = offset.toMillis();
+        return (millis < 0 ? "-" : "+") + Math.abs(millis) / 1000 + "." + String.format("%03d", Math.abs(millis) % 1000) + "s";
     }
 
     /**

@@ -5,6 +5,9 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
+import io.github.mongolock.testing.SteppedClockStandIn;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
 /**
- * Injects the faults of the torture test and records each as a {@link FaultEvent}. Victims are
+ * Injects the faults of the torture test (kills, pauses, network faults, steps of the database's
+ * clock) and records each as a {@link FaultEvent}. Victims are
  * chosen among current lock holders as the lock collection shows them (read directly, not through
  * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder.
  */
@@ -37,6 +41,8 @@ final class FaultInjector {
     private final Duration recoveryTimeout;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
     private int networkFaults;
+    /** The clock step in force, recorded once the next one is written: {offset ms, written, surely followed}. */
+    private long[] clockStep;
 
     /**
      * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
@@ -125,6 +131,36 @@ final class FaultInjector {
             if (hit) {
                 networkFaults++;
             }
+        }
+    }
+
+    /**
+     * Sets the database clock's offset from the real time to {@code offset} and returns at once: the
+     * clock follows within {@link SteppedClockStandIn#FOLLOWS_WITHIN}, so a caller that wants the offset
+     * in force waits that long (or kills a holder meanwhile, whose dead lease then runs under the new
+     * offset). The step in force before is recorded now, as a {@link FaultEvent.Kind#CLOCK_STEP}
+     * lasting until this write.
+     */
+    void stepServerClock(SteppedClockStandIn standIn, Duration offset) {
+        long written = System.nanoTime();
+        try {
+            standIn.setOffset(offset);
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot step the database's clock", failed);
+        }
+        endClockStep(written);
+        clockStep = new long[] {offset.toMillis(), written, written + SteppedClockStandIn.FOLLOWS_WITHIN.toNanos()};
+    }
+
+    /** Records the clock step in force, if any, as over; the caller has set the clock back to the real time. */
+    void endClockSteps() {
+        endClockStep(System.nanoTime());
+    }
+
+    private void endClockStep(long until) {
+        if (clockStep != null) {
+            events.add(FaultEvent.clockStep(clockStep[0], clockStep[1], clockStep[2], Math.max(until, clockStep[2])));
+            clockStep = null;
         }
     }
 

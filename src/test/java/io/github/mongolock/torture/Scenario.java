@@ -1,10 +1,12 @@
 package io.github.mongolock.torture;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
- * The torture scenarios: one fault each, all of them together, and two of the lock's own lifecycle
- * (managers closed under load, holds handed over between pooled threads).
+ * The torture scenarios: one fault each, all of them together, two of the lock's own lifecycle
+ * (managers closed under load, holds handed over between pooled threads), and the database's wall
+ * clock stepped forward and back (a stand-in of its own under libfaketime).
  */
 enum Scenario {
     KILL("holder killed (kill -9)"),
@@ -14,7 +16,16 @@ enum Scenario {
     SKEW("client clocks skewed"),
     MIXED("all faults together"),
     SHUTDOWN("managers closed and rebuilt under load"),
-    HANDOVER("holds handed over across a small thread pool");
+    HANDOVER("holds handed over across a small thread pool"),
+    SERVER_CLOCK("database clock stepped forward and back");
+
+    /**
+     * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
+     * steps forward by this much. Every forward step of {@link #SERVER_CLOCK} stays well below it.
+     */
+    static final Duration FAST_PATH_STEP = Duration.ofMinutes(1);
+    /** The largest forward step {@link #SERVER_CLOCK} makes, well below {@link #FAST_PATH_STEP}. */
+    static final Duration MAX_FORWARD_STEP = Duration.ofSeconds(40);
 
     private final String title;
 
@@ -33,7 +44,7 @@ enum Scenario {
      */
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
-            case KILL, PAUSE -> config.lease().plus(config.renewalInterval());
+            case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval());
             default -> null;
         };
     }
@@ -45,6 +56,24 @@ enum Scenario {
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
             default -> WorkerSettings.Workload.LOOP;
         };
+    }
+
+    /** Whether this scenario needs a MongoDB of its own whose wall clock it steps (the stepped-clock stand-in). */
+    boolean stepsServerClock() {
+        return this == SERVER_CLOCK;
+    }
+
+    /**
+     * The database clock's offsets from the real time, in the order {@link #SERVER_CLOCK} sets them, the
+     * fault loop cycling through them from the real time (offset 0): 3 leases ahead, back to the real
+     * time, 5 leases behind (a holder is killed there), 6 leases ahead (a forward step of 11 leases),
+     * 30 s behind (a holder is killed there), back to the real time (a forward step of 30 s). Every
+     * forward step, also from the last offset back to the first, stays at most {@link #MAX_FORWARD_STEP},
+     * well below the fast path's minute; {@code TortureTest} checks the steps actually made.
+     */
+    static List<Duration> clockOffsets(Duration lease) {
+        return List.of(lease.multipliedBy(3), Duration.ZERO, lease.multipliedBy(-5), lease.multipliedBy(6),
+                Duration.ofSeconds(-30), Duration.ZERO);
     }
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
