@@ -115,6 +115,21 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aLockTakenFromARunningHolderIsCountedEvenWhenItWasTold() {
+        // Told (isHeld false at its end, LEASE_LOST, LockLostException): no overlap, but its lock went while it ran.
+        CheckReport told = check(List.of(lost("p", 1, 0, 3000), clean("q", 2, 1600, 1700)), List.of());
+        assertEquals(0, told.overlaps());
+        assertEquals(1, told.takenFromLiveHolders());
+        // Killed inside, or paused during it: its lease may run out, that is recovery.
+        assertEquals(0, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 1600, 1700)), List.of()).takenFromLiveHolders());
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
+        assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .takenFromLiveHolders());
+        // One after the other: nothing taken.
+        assertEquals(0, check(List.of(clean("p", 1, 0, 10), clean("q", 2, 11, 20)), List.of()).takenFromLiveHolders());
+    }
+
+    @Test
     void aPausedHolderMustBeToldAndTheNextHolderUndisturbed() {
         FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
         assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))

@@ -54,6 +54,7 @@ enum Scenario {
         return switch (this) {
             case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
+            case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
             default -> WorkerSettings.Workload.LOOP;
         };
     }

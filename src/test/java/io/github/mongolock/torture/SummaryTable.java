@@ -79,7 +79,8 @@ final class SummaryTable {
                     + " (largest forward step " + result.maxForwardStepMillis() / 1000.0 + " s; the fast path assumes none"
                     + " reaches " + Scenario.FAST_PATH_STEP.toSeconds() + " s); "
                     + result.events().stream().filter(e -> e.kind() == FaultEvent.Kind.KILL).count() + " holder(s) killed, "
-                    + result.killsWhileSteppedBack().size() + " while the clock was stepped back.");
+                    + result.killsWhileSteppedBack().size() + " while the clock was stepped back; "
+                    + result.report().takenFromLiveHolders() + " lock(s) taken from a live holder.");
             default -> Optional.empty();
         };
     }
