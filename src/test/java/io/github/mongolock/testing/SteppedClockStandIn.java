@@ -59,6 +59,10 @@ public final class SteppedClockStandIn implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx192m");
+        // As the torture workers: a JVM that lives for seconds to minutes on a shared 2-core machine
+        // spends less on compiling and collecting this way.
+        command.add("-XX:+UseSerialGC");
+        command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
         String classPath = System.getProperty("surefire.test.class.path");
         command.add(classPath != null && !classPath.isBlank() ? classPath : System.getProperty("java.class.path"));

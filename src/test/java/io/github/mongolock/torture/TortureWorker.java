@@ -51,7 +51,7 @@ public final class TortureWorker {
     /** One SHUTDOWN section in this many works 0.1-0.3 s: long enough for a close to begin and return inside it. */
     private static final int LONG_SECTION_ONE_IN = 12;
     /** One LONG_HOLDS section in this many holds its lock for 1 to 2 leases (most of the time a lock is held, it is by one of these). */
-    static final int LONG_HOLD_ONE_IN = 20;
+    static final int LONG_HOLD_ONE_IN = 30;
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
