@@ -70,7 +70,6 @@ final class HistoryChecker {
         long maxIdleGap = -1;
         for (List<SectionRecord> ofLock : byLock.values()) {
             overlaps += overlaps(ofLock, problems);
-            takenFromLive += takenFromLiveHolders(ofLock, faults, networkFaults ? null : problems);
             tokenOrder += tokenOrderViolations(ofLock, problems);
             maxIdleGap = Math.max(maxIdleGap, maxIdleGap(ofLock));
         }
@@ -130,6 +129,12 @@ final class HistoryChecker {
         }
         CheckReport.LifecycleFigures figures = LifecycleChecker.check(sections, failures, lifecycle,
                 problem -> note(problems, problem));
+        // Last, so that its notes never crowd out the rules' own; and described only where nothing else
+        // (network faults, managers closed under their sections) takes a lock from a running holder.
+        boolean onlyLiveHoldersLose = !networkFaults && lifecycle.closes().isEmpty();
+        for (List<SectionRecord> ofLock : byLock.values()) {
+            takenFromLive += takenFromLiveHolders(ofLock, faults, onlyLiveHoldersLose ? problems : null);
+        }
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
