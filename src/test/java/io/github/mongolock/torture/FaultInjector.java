@@ -152,6 +152,33 @@ final class FaultInjector {
         clockStep = new long[] {offset.toMillis(), written, written + SteppedClockStandIn.FOLLOWS_WITHIN.toNanos()};
     }
 
+    /**
+     * Waits until some lock has been held under one lease (same owner and lease id) for at least
+     * {@code heldFor}, as the lock collection shows it, so that a clock step written next meets a live
+     * holder in the middle of a long hold; gives up at {@code deadline}.
+     *
+     * @return whether such a holder was seen
+     */
+    boolean awaitSteadyHolder(Duration heldFor, long deadline) {
+        Map<String, String> leases = new HashMap<>();
+        Map<String, Long> since = new HashMap<>();
+        while (deadline - System.nanoTime() > 0) {
+            long now = System.nanoTime();
+            for (Document lock : locks.find(in("_id", lockNames))) {
+                String name = lock.getString("_id");
+                String lease = lock.getInteger("holds", 0) > 0 ? lock.getString("owner") + "/" + lock.getString("leaseId") : null;
+                if (lease == null || !lease.equals(leases.get(name))) {
+                    leases.put(name, lease);
+                    since.put(name, now);
+                } else if (now - since.get(name) >= heldFor.toNanos()) {
+                    return true;
+                }
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        return false;
+    }
+
     /** Records the clock step in force, if any, as over; the caller has set the clock back to the real time. */
     void endClockSteps() {
         endClockStep(System.nanoTime());

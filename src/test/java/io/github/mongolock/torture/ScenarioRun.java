@@ -176,7 +176,9 @@ final class ScenarioRun {
 
     /**
      * Cycles the database's clock through {@link Scenario#clockOffsets}, each offset in force for at
-     * least the time libfaketime takes to follow it. At each offset behind the real time a holder is
+     * least the time libfaketime takes to follow it. A forward step waits (up to 2 leases) for a lock
+     * held under one lease for a renewal interval, a long hold, so that it meets a live holder. At each
+     * offset behind the real time a holder is
      * killed right after the step is written: its last renewal was stamped by the clock before the step,
      * and its whole dead lease, and the takeover, run under the stepped-back clock (the earlier
      * protocol, which compared {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked
@@ -188,7 +190,13 @@ final class ScenarioRun {
         Duration current = Duration.ZERO;
         try {
             for (int i = 0; before(until); i++) {
+                Duration previous = current;
                 current = offsets.get(i % offsets.size());
+                if (current.compareTo(previous) > 0) {
+                    // A forward step is what could hand a live holder's lock to another: aim it at one.
+                    faults.awaitSteadyHolder(config.renewalInterval(), Math.min(until, System.nanoTime()
+                            + config.lease().multipliedBy(2).toNanos()));
+                }
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, current);
                 if (current.isNegative()) {
