@@ -5,6 +5,8 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Field;
 import io.github.mongolock.testing.SteppedClockStandIn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,6 +45,7 @@ final class FaultInjector {
     private int networkFaults;
     /** The clock step in force, recorded once the next one is written: {offset ms, written, surely followed}. */
     private long[] clockStep;
+    private long previousOffsetMillis;
 
     /**
      * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
@@ -153,6 +156,38 @@ final class FaultInjector {
     }
 
     /**
+     * Reads the database's {@code $$NOW} until it shows the clock step in force (within half the distance
+     * to the offset before, at most a second), and records when the answer that showed it arrived as the
+     * step's {@code signalled}; until {@code deadline}, after which the step keeps the assumed
+     * {@link SteppedClockStandIn#FOLLOWS_WITHIN} after its writing.
+     *
+     * @return whether the database's clock was seen at the new offset
+     */
+    boolean awaitClockFollows(long deadline) {
+        if (clockStep == null) {
+            return false;
+        }
+        long offsetMillis = clockStep[0];
+        long tolerance = Math.min(1_000, Math.max(100, Math.abs(offsetMillis - previousOffsetMillis) / 2));
+        while (deadline - System.nanoTime() > 0) {
+            long before = System.currentTimeMillis();
+            Document now = locks.aggregate(List.of(Aggregates.limit(1),
+                    Aggregates.addFields(new Field<>("serverNow", "$$NOW")))).first();
+            long after = System.currentTimeMillis();
+            if (now == null) {
+                break; // no lock document yet to read the time with: keep the assumed time
+            }
+            long serverNow = now.getDate("serverNow").getTime();
+            if (serverNow - offsetMillis >= before - tolerance && serverNow - offsetMillis <= after + tolerance) {
+                clockStep[2] = System.nanoTime();
+                return true;
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        return false;
+    }
+
+    /**
      * Waits until some lock has been held under one lease (same owner and lease id) for at least
      * {@code heldFor}, as the lock collection shows it, so that a clock step written next meets a live
      * holder in the middle of a long hold; gives up at {@code deadline}.
@@ -186,6 +221,7 @@ final class FaultInjector {
 
     private void endClockStep(long until) {
         if (clockStep != null) {
+            previousOffsetMillis = clockStep[0];
             events.add(FaultEvent.clockStep(clockStep[0], clockStep[1], clockStep[2], Math.max(until, clockStep[2])));
             clockStep = null;
         }

@@ -64,17 +64,35 @@ enum Scenario {
         return this == SERVER_CLOCK;
     }
 
+    /** One step of the database's clock in {@link #SERVER_CLOCK}: the offset from the real time, and whether and when a holder is killed under it. */
+    record ClockStep(Duration offset, Kill kill) {
+        enum Kill {
+            /** Nobody. */
+            NONE,
+            /** Once the database's clock is seen at the new offset: the whole kill runs under it. */
+            AFTER_FOLLOWED,
+            /** Right after the offset is written: the victim's last renewal was stamped by the clock before the step. */
+            AT_STEP
+        }
+    }
+
     /**
-     * The database clock's offsets from the real time, in the order {@link #SERVER_CLOCK} sets them, the
-     * fault loop cycling through them from the real time (offset 0): 3 leases ahead, back to the real
-     * time, 5 leases behind (a holder is killed there), 6 leases ahead (a forward step of 11 leases),
-     * 30 s behind (a holder is killed there), back to the real time (a forward step of 30 s). Every
-     * forward step, also from the last offset back to the first, stays at most {@link #MAX_FORWARD_STEP},
-     * well below the fast path's minute; {@code TortureTest} checks the steps actually made.
+     * The steps of {@link #SERVER_CLOCK}, in order, the fault loop cycling through them from the real
+     * time (offset 0): 5 leases behind (a holder killed), 3 leases ahead (a forward step of 8 leases),
+     * back to the real time, 30 s behind (a holder killed as the step is written), back to the real time
+     * (a forward step of 30 s), 6 leases ahead, back to the real time. Every forward step, also from the
+     * last offset to the first, stays at most 30 s, below {@link #MAX_FORWARD_STEP} and well below the
+     * fast path's minute; {@code TortureTest} checks the steps actually made. The first step kills, so
+     * that a short run whose workers were slow to start still has a kill under a stepped-back clock.
      */
-    static List<Duration> clockOffsets(Duration lease) {
-        return List.of(lease.multipliedBy(3), Duration.ZERO, lease.multipliedBy(-5), lease.multipliedBy(6),
-                Duration.ofSeconds(-30), Duration.ZERO);
+    static List<ClockStep> clockSteps(Duration lease) {
+        return List.of(new ClockStep(lease.multipliedBy(-5), ClockStep.Kill.AFTER_FOLLOWED),
+                new ClockStep(lease.multipliedBy(3), ClockStep.Kill.NONE),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE),
+                new ClockStep(Duration.ofSeconds(-30), ClockStep.Kill.AT_STEP),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE),
+                new ClockStep(lease.multipliedBy(6), ClockStep.Kill.NONE),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE));
     }
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */

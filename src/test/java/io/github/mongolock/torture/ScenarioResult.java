@@ -34,7 +34,8 @@ record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, 
 
     /**
      * The kills made under a step behind the real time: the victim stopped after the step was written,
-     * its lock granted again once the clock surely followed and before the next step.
+     * its lock granted again once the database's clock was seen at the step's offset (or was surely
+     * there) and before the next step.
      */
     List<FaultEvent> killsWhileSteppedBack() {
         List<FaultEvent> back = clockSteps().stream().filter(step -> step.clockOffsetMillis() < 0).toList();

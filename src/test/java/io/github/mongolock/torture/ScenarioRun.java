@@ -175,32 +175,38 @@ final class ScenarioRun {
     }
 
     /**
-     * Cycles the database's clock through {@link Scenario#clockOffsets}, each offset in force for at
-     * least the time libfaketime takes to follow it. A forward step waits (up to 2 leases) for a lock
-     * held under one lease for a renewal interval, a long hold, so that it meets a live holder. At each
-     * offset behind the real time a holder is
-     * killed right after the step is written: its last renewal was stamped by the clock before the step,
-     * and its whole dead lease, and the takeover, run under the stepped-back clock (the earlier
-     * protocol, which compared {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked
-     * for the step's length on top of the lease). Ends with the clock back at the real time.
+     * Cycles the database's clock through {@link Scenario#clockSteps}, each offset in force for at
+     * least the time libfaketime takes to follow it, and watched until the database's {@code $$NOW}
+     * shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
+     * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
+     * holder is killed: once the clock is seen there (the whole kill runs under it), or right after the
+     * step is written (the victim's last renewal was stamped by the clock before the step, and its dead
+     * lease and the takeover run as the clock steps back: the earlier protocol, which compared
+     * {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked for the step's length on top
+     * of the lease). Ends with the clock back at the real time.
      */
     private void stepServerClock(FaultInjector faults, long until, SteppedClockStandIn clock) {
-        List<Duration> offsets = Scenario.clockOffsets(config.lease());
+        List<Scenario.ClockStep> steps = Scenario.clockSteps(config.lease());
         long follows = SteppedClockStandIn.FOLLOWS_WITHIN.toNanos();
         Duration current = Duration.ZERO;
         try {
             for (int i = 0; before(until); i++) {
-                Duration previous = current;
-                current = offsets.get(i % offsets.size());
-                if (current.compareTo(previous) > 0) {
+                Scenario.ClockStep step = steps.get(i % steps.size());
+                if (step.offset().compareTo(current) > 0) {
                     // A forward step is what could hand a live holder's lock to another: aim it at one.
                     faults.awaitSteadyHolder(config.renewalInterval(), Math.min(until, System.nanoTime()
                             + config.lease().multipliedBy(2).toNanos()));
                 }
+                current = step.offset();
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, current);
-                if (current.isNegative()) {
-                    faults.killHolder();
+                switch (step.kill()) {
+                    case AFTER_FOLLOWED -> {
+                        faults.awaitClockFollows(written + 3 * follows);
+                        faults.killHolder();
+                    }
+                    case AT_STEP -> faults.killHolder();
+                    case NONE -> faults.awaitClockFollows(written + 3 * follows);
                 }
                 FaultInjector.sleepUntil(written + follows);
             }
@@ -208,6 +214,7 @@ final class ScenarioRun {
             if (!current.isZero()) {
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, Duration.ZERO);
+                faults.awaitClockFollows(written + 3 * follows);
                 FaultInjector.sleepUntil(written + follows);
             }
             faults.endClockSteps();
