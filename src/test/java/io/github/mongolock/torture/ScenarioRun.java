@@ -176,8 +176,7 @@ final class ScenarioRun {
 
     /**
      * Cycles the database's clock through {@link Scenario#clockSteps}, each offset in force for at
-     * least the time libfaketime takes to follow it, and watched until the database's {@code $$NOW}
-     * shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
+     * least a lease, and watched until the database's {@code $$NOW} shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
      * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
      * holder is killed: once the clock is seen there (the whole kill runs under it), or right after the
      * step is written (the victim's last renewal was stamped by the clock before the step, and its dead
@@ -188,6 +187,8 @@ final class ScenarioRun {
     private void stepServerClock(FaultInjector faults, long until, SteppedClockStandIn clock) {
         List<Scenario.ClockStep> steps = Scenario.clockSteps(config.lease());
         long follows = SteppedClockStandIn.FOLLOWS_WITHIN.toNanos();
+        // Each offset holds for at least a lease: every live holder renews about 3 times under it.
+        long dwell = config.lease().toNanos();
         Duration current = Duration.ZERO;
         try {
             for (int i = 0; before(until); i++) {
@@ -202,19 +203,20 @@ final class ScenarioRun {
                 faults.stepServerClock(clock, current);
                 switch (step.kill()) {
                     case AFTER_FOLLOWED -> {
-                        faults.awaitClockFollows(written + 3 * follows);
+                        faults.awaitClockFollows(written + dwell);
                         faults.killHolder();
                     }
+                    // Its follow is not watched (the kill takes the time): it counts as followed FOLLOWS_WITHIN after writing.
                     case AT_STEP -> faults.killHolder();
-                    case NONE -> faults.awaitClockFollows(written + 3 * follows);
+                    case NONE -> faults.awaitClockFollows(written + dwell);
                 }
-                FaultInjector.sleepUntil(written + follows);
+                FaultInjector.sleepUntil(written + dwell);
             }
         } finally {
             if (!current.isZero()) {
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, Duration.ZERO);
-                faults.awaitClockFollows(written + 3 * follows);
+                faults.awaitClockFollows(written + dwell);
                 FaultInjector.sleepUntil(written + follows);
             }
             faults.endClockSteps();

