@@ -102,12 +102,6 @@ public final class SteppedClockStandIn implements AutoCloseable {
         return uri;
     }
 
-    /** The host and port the stand-in listens on (127.0.0.1), e.g. for a proxy in front of it. */
-    public InetSocketAddress address() {
-        int colon = uri.lastIndexOf(':');
-        return new InetSocketAddress("127.0.0.1", Integer.parseInt(uri.substring(colon + 1)));
-    }
-
     /**
      * Writes a new offset of the stand-in's wall clock from real time and returns at once: the clock
      * follows within {@link #FOLLOWS_WITHIN}. Fractions of a second are kept (libfaketime reads

@@ -50,9 +50,4 @@ record FaultEvent(Kind kind, String process, String lock, long token, long at, l
     long recoveryFrom() {
         return kind == Kind.OUTAGE ? until : at;
     }
-
-    /** Whether {@code nanos} fell while this clock step's offset surely held. */
-    boolean clockSteppedAt(long nanos) {
-        return kind == Kind.CLOCK_STEP && nanos - signalled >= 0 && until - nanos > 0;
-    }
 }
