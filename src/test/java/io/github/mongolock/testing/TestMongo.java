@@ -7,7 +7,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
@@ -24,21 +28,28 @@ import org.testcontainers.containers.MongoDBContainer;
  */
 public final class TestMongo implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
-    public enum Kind { EXTERNAL_URI, TESTCONTAINERS, STAND_IN }
+    public enum Kind { EXTERNAL_URI, TESTCONTAINERS, STAND_IN, STEPPED_CLOCK_STAND_IN }
 
     private final Kind kind;
     private final String uri;
     private final MongoClient client;
     private final MongoServer standIn;
     private final MongoDBContainer container;
+    private final SteppedClockStandIn steppedClock;
     private final AtomicInteger databases = new AtomicInteger();
     private final String runId = Long.toHexString(System.nanoTime() & 0xffffff);
 
     private TestMongo(Kind kind, String uri, MongoServer standIn, MongoDBContainer container) {
+        this(kind, uri, standIn, container, null);
+    }
+
+    private TestMongo(Kind kind, String uri, MongoServer standIn, MongoDBContainer container,
+                      SteppedClockStandIn steppedClock) {
         this.kind = kind;
         this.uri = uri;
         this.standIn = standIn;
         this.container = container;
+        this.steppedClock = steppedClock;
         this.client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
@@ -75,6 +86,26 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
         return new TestMongo(Kind.STAND_IN, "mongodb://127.0.0.1:" + address.getPort(), server, null);
     }
 
+    /**
+     * The stand-in in a JVM of its own under libfaketime, whose wall clock the caller steps through
+     * {@link #steppedClock()}; closing this stops it. Fails, naming the Debian package {@code faketime},
+     * where libfaketime is missing.
+     */
+    public static TestMongo startSteppedClock(Path workDir) {
+        SteppedClockStandIn standIn;
+        try {
+            standIn = SteppedClockStandIn.start(workDir);
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot start the stepped-clock stand-in in " + workDir, failed);
+        }
+        try {
+            return new TestMongo(Kind.STEPPED_CLOCK_STAND_IN, standIn.uri(), null, null, standIn);
+        } catch (RuntimeException failed) {
+            standIn.close();
+            throw failed;
+        }
+    }
+
     private static boolean dockerAvailable() {
         try {
             return DockerClientFactory.instance().isDockerAvailable();
@@ -85,6 +116,11 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
 
     public Kind kind() {
         return kind;
+    }
+
+    /** The stand-in whose wall clock can be stepped, when this backend is one ({@link #startSteppedClock}). */
+    public Optional<SteppedClockStandIn> steppedClock() {
+        return Optional.ofNullable(steppedClock);
     }
 
     /** A connection string to the backend (no database in it). */
@@ -112,6 +148,8 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
             case TESTCONTAINERS -> "Testcontainers mongo:7 at " + uri;
             case STAND_IN -> "in-process stand-in de.bwaldvogel:mongo-java-server (memory backend) at " + uri
                     + " (not real MongoDB: set MONGOLOCK_TEST_URI to test against one)";
+            case STEPPED_CLOCK_STAND_IN -> "stand-in de.bwaldvogel:mongo-java-server in a JVM of its own under libfaketime"
+                    + " (its wall clock is stepped) at " + uri;
         };
     }
 
@@ -123,6 +161,9 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
         }
         if (container != null) {
             container.stop();
+        }
+        if (steppedClock != null) {
+            steppedClock.close();
         }
     }
 }

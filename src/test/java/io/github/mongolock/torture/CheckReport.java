@@ -20,13 +20,17 @@ import java.util.List;
  * @param maxIdleGapNanos      the longest time a lock stayed unused between two sections
  * @param storeFailures        acquires that threw {@link io.github.mongolock.LockStoreException}
  * @param maxStoreFailureNanos the longest of those calls among the ones that began while MongoDB was down (an outage)
+ * @param takenFromLiveHolders sections, neither killed inside nor paused, into which the next grant of their lock
+ *                             started (told or not): a lock taken from a holder that was running; asserted 0 where
+ *                             nothing stops a holder from renewing (the clock scenario)
  * @param lifecycle            the figures of the lifecycle scenarios (managers closed, holds handed over)
  * @param problems             the first violations, described for a person
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,
                    long lostUpdates, long unfencedLostUpdates, int locksHeldAtEnd, int pauseViolations,
                    long maxRecoveryNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
-                   long maxStoreFailureNanos, LifecycleFigures lifecycle, List<String> problems) {
+                   long maxStoreFailureNanos, int takenFromLiveHolders, LifecycleFigures lifecycle,
+                   List<String> problems) {
 
     /**
      * What {@link LifecycleChecker} found.

@@ -46,6 +46,8 @@ final class CriticalSection {
     private final Set<String> lostTokens;
     private final Predicate<String> ownerRetired;
     private final int longWorkOneIn;
+    private final int longWorkMinMicros;
+    private final int longWorkMaxMicros;
 
     /**
      * @param lostTokens    {@code lock#token} of every LEASE_LOST the worker's listener heard
@@ -57,6 +59,16 @@ final class CriticalSection {
      */
     CriticalSection(WorkerSettings settings, HistoryWriter history, MongoCollection<Document> counters,
                     Set<String> lostTokens, Predicate<String> ownerRetired, int longWorkOneIn) {
+        this(settings, history, counters, lostTokens, ownerRetired, longWorkOneIn, LONG_WORK_MIN_MICROS,
+                LONG_WORK_MAX_MICROS);
+    }
+
+    /** As above, one section in {@code longWorkOneIn} working {@code longWorkMinMicros}-{@code longWorkMaxMicros} microseconds. */
+    CriticalSection(WorkerSettings settings, HistoryWriter history, MongoCollection<Document> counters,
+                    Set<String> lostTokens, Predicate<String> ownerRetired, int longWorkOneIn, int longWorkMinMicros,
+                    int longWorkMaxMicros) {
+        this.longWorkMinMicros = longWorkMinMicros;
+        this.longWorkMaxMicros = longWorkMaxMicros;
         this.settings = settings;
         this.history = history;
         this.counters = counters;
@@ -85,7 +97,7 @@ final class CriticalSection {
             // The read registers this token with the counter: from now on no earlier token can write.
             Document before = counters.findOneAndUpdate(eq("_id", lock), max("fence", token), BEFORE);
             pause(longWorkOneIn > 0 && random.nextInt(longWorkOneIn) == 0
-                    ? random.nextInt(LONG_WORK_MIN_MICROS, LONG_WORK_MAX_MICROS + 1)
+                    ? random.nextInt(longWorkMinMicros, longWorkMaxMicros + 1)
                     : random.nextInt(settings.workMinMicros(), settings.workMaxMicros() + 1));
             if (before.getLong("fence") > token) {
                 write = SectionRecord.WriteOutcome.STALE_READ;

@@ -5,6 +5,11 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Field;
+import io.github.mongolock.testing.SteppedClockStandIn;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
 /**
- * Injects the faults of the torture test and records each as a {@link FaultEvent}. Victims are
+ * Injects the faults of the torture test (kills, pauses, network faults, steps of the database's
+ * clock) and records each as a {@link FaultEvent}. Victims are
  * chosen among current lock holders as the lock collection shows them (read directly, not through
  * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder.
  */
@@ -37,6 +43,9 @@ final class FaultInjector {
     private final Duration recoveryTimeout;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
     private int networkFaults;
+    /** The clock step in force, recorded once the next one is written: {offset ms, written, surely followed}. */
+    private long[] clockStep;
+    private long previousOffsetMillis;
 
     /**
      * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
@@ -125,6 +134,96 @@ final class FaultInjector {
             if (hit) {
                 networkFaults++;
             }
+        }
+    }
+
+    /**
+     * Sets the database clock's offset from the real time to {@code offset} and returns at once: the
+     * clock follows within {@link SteppedClockStandIn#FOLLOWS_WITHIN}, so a caller that wants the offset
+     * in force waits that long (or kills a holder meanwhile, whose dead lease then runs under the new
+     * offset). The step in force before is recorded now, as a {@link FaultEvent.Kind#CLOCK_STEP}
+     * lasting until this write.
+     */
+    void stepServerClock(SteppedClockStandIn standIn, Duration offset) {
+        long written = System.nanoTime();
+        try {
+            standIn.setOffset(offset);
+        } catch (IOException failed) {
+            throw new UncheckedIOException("cannot step the database's clock", failed);
+        }
+        endClockStep(written);
+        clockStep = new long[] {offset.toMillis(), written, written + SteppedClockStandIn.FOLLOWS_WITHIN.toNanos()};
+    }
+
+    /**
+     * Reads the database's {@code $$NOW} until it shows the clock step in force (within half the distance
+     * to the offset before, at most a second), and records when the answer that showed it arrived as the
+     * step's {@code signalled}; until {@code deadline}, after which the step keeps the assumed
+     * {@link SteppedClockStandIn#FOLLOWS_WITHIN} after its writing.
+     *
+     * @return whether the database's clock was seen at the new offset
+     */
+    boolean awaitClockFollows(long deadline) {
+        if (clockStep == null) {
+            return false;
+        }
+        long offsetMillis = clockStep[0];
+        long tolerance = Math.min(1_000, Math.max(100, Math.abs(offsetMillis - previousOffsetMillis) / 2));
+        while (deadline - System.nanoTime() > 0) {
+            long before = System.currentTimeMillis();
+            Document now = locks.aggregate(List.of(Aggregates.limit(1),
+                    Aggregates.addFields(new Field<>("serverNow", "$$NOW")))).first();
+            long after = System.currentTimeMillis();
+            if (now == null) {
+                break; // no lock document yet to read the time with: keep the assumed time
+            }
+            long serverNow = now.getDate("serverNow").getTime();
+            if (serverNow - offsetMillis >= before - tolerance && serverNow - offsetMillis <= after + tolerance) {
+                clockStep[2] = System.nanoTime();
+                return true;
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        return false;
+    }
+
+    /**
+     * Waits until some lock has been held under one lease (same owner and lease id) for at least
+     * {@code heldFor}, as the lock collection shows it, so that a clock step written next meets a live
+     * holder in the middle of a long hold; gives up at {@code deadline}.
+     *
+     * @return whether such a holder was seen
+     */
+    boolean awaitSteadyHolder(Duration heldFor, long deadline) {
+        Map<String, String> leases = new HashMap<>();
+        Map<String, Long> since = new HashMap<>();
+        while (deadline - System.nanoTime() > 0) {
+            long now = System.nanoTime();
+            for (Document lock : locks.find(in("_id", lockNames))) {
+                String name = lock.getString("_id");
+                String lease = lock.getInteger("holds", 0) > 0 ? lock.getString("owner") + "/" + lock.getString("leaseId") : null;
+                if (lease == null || !lease.equals(leases.get(name))) {
+                    leases.put(name, lease);
+                    since.put(name, now);
+                } else if (now - since.get(name) >= heldFor.toNanos()) {
+                    return true;
+                }
+            }
+            sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        return false;
+    }
+
+    /** Records the clock step in force, if any, as over; the caller has set the clock back to the real time. */
+    void endClockSteps() {
+        endClockStep(System.nanoTime());
+    }
+
+    private void endClockStep(long until) {
+        if (clockStep != null) {
+            previousOffsetMillis = clockStep[0];
+            events.add(FaultEvent.clockStep(clockStep[0], clockStep[1], clockStep[2], Math.max(until, clockStep[2])));
+            clockStep = null;
         }
     }
 

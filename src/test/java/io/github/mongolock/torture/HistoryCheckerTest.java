@@ -96,6 +96,40 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aClockStepHasNoRecoveryOfItsOwnButWhatItBreaksIsFound() {
+        FaultEvent ahead = FaultEvent.clockStep(4500, 0, 1300, 3000);
+        FaultEvent behind = FaultEvent.clockStep(-7500, 3000, 4300, 6000);
+        // Nobody held anything across the steps: nothing to recover from, nothing unrecovered.
+        CheckReport quiet = check(List.of(clean("p", 1, 0, 10), clean("q", 2, 5000, 5010)), List.of(ahead, behind));
+        assertEquals(0, quiet.unrecovered());
+        assertEquals(-1, quiet.maxRecoveryNanos());
+        // A step ahead that handed a live holder's lock to another: an overlap, whatever the clock did.
+        CheckReport handedOver = check(List.of(clean("p", 1, 1000, 2000), clean("q", 2, 1500, 1600)), List.of(ahead));
+        assertEquals(1, handedOver.overlaps());
+        // A step back that kept a dead holder's lock blocked: a kill's recovery past its bound shows it.
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 3100, 3105, 3150, 11000);
+        CheckReport blocked = check(List.of(killed("p", 1, 3000, 3150), clean("q", 2, 10900, 11000)),
+                List.of(behind, kill));
+        assertEquals(7800, blocked.maxRecoveryNanos());
+        assertEquals(0, blocked.unrecovered());
+    }
+
+    @Test
+    void aLockTakenFromARunningHolderIsCountedEvenWhenItWasTold() {
+        // Told (isHeld false at its end, LEASE_LOST, LockLostException): no overlap, but its lock went while it ran.
+        CheckReport told = check(List.of(lost("p", 1, 0, 3000), clean("q", 2, 1600, 1700)), List.of());
+        assertEquals(0, told.overlaps());
+        assertEquals(1, told.takenFromLiveHolders());
+        // Killed inside, or paused during it: its lease may run out, that is recovery.
+        assertEquals(0, check(List.of(killed("p", 1, 0, 100), clean("q", 2, 1600, 1700)), List.of()).takenFromLiveHolders());
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
+        assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))
+                .takenFromLiveHolders());
+        // One after the other: nothing taken.
+        assertEquals(0, check(List.of(clean("p", 1, 0, 10), clean("q", 2, 11, 20)), List.of()).takenFromLiveHolders());
+    }
+
+    @Test
     void aPausedHolderMustBeToldAndTheNextHolderUndisturbed() {
         FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "a", 1, 100, 105, 3100, 1590);
         assertEquals(0, check(List.of(lost("p", 1, 0, 3200), clean("q", 2, 1600, 1700)), List.of(pause))

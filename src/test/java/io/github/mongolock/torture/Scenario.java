@@ -1,10 +1,12 @@
 package io.github.mongolock.torture;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
- * The torture scenarios: one fault each, all of them together, and two of the lock's own lifecycle
- * (managers closed under load, holds handed over between pooled threads).
+ * The torture scenarios: one fault each, all of them together, two of the lock's own lifecycle
+ * (managers closed under load, holds handed over between pooled threads), and the database's wall
+ * clock stepped forward and back (a stand-in of its own under libfaketime).
  */
 enum Scenario {
     KILL("holder killed (kill -9)"),
@@ -14,7 +16,16 @@ enum Scenario {
     SKEW("client clocks skewed"),
     MIXED("all faults together"),
     SHUTDOWN("managers closed and rebuilt under load"),
-    HANDOVER("holds handed over across a small thread pool");
+    HANDOVER("holds handed over across a small thread pool"),
+    SERVER_CLOCK("database clock stepped forward and back");
+
+    /**
+     * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
+     * steps forward by this much. Every forward step of {@link #SERVER_CLOCK} stays well below it.
+     */
+    static final Duration FAST_PATH_STEP = Duration.ofMinutes(1);
+    /** The largest forward step {@link #SERVER_CLOCK} makes, well below {@link #FAST_PATH_STEP}. */
+    static final Duration MAX_FORWARD_STEP = Duration.ofSeconds(40);
 
     private final String title;
 
@@ -33,7 +44,7 @@ enum Scenario {
      */
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
-            case KILL, PAUSE -> config.lease().plus(config.renewalInterval());
+            case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval());
             default -> null;
         };
     }
@@ -43,8 +54,45 @@ enum Scenario {
         return switch (this) {
             case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
+            case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
             default -> WorkerSettings.Workload.LOOP;
         };
+    }
+
+    /** Whether this scenario needs a MongoDB of its own whose wall clock it steps (the stepped-clock stand-in). */
+    boolean stepsServerClock() {
+        return this == SERVER_CLOCK;
+    }
+
+    /** One step of the database's clock in {@link #SERVER_CLOCK}: the offset from the real time, and whether and when a holder is killed under it. */
+    record ClockStep(Duration offset, Kill kill) {
+        enum Kill {
+            /** Nobody. */
+            NONE,
+            /** Once the database's clock is seen at the new offset: the whole kill runs under it. */
+            AFTER_FOLLOWED,
+            /** Right after the offset is written: the victim's last renewal was stamped by the clock before the step. */
+            AT_STEP
+        }
+    }
+
+    /**
+     * The steps of {@link #SERVER_CLOCK}, in order, the fault loop cycling through them from the real
+     * time (offset 0): 5 leases behind (a holder killed), 3 leases ahead (a forward step of 8 leases),
+     * back to the real time, 30 s behind (a holder killed as the step is written), back to the real time
+     * (a forward step of 30 s), 6 leases ahead, back to the real time. Every forward step, also from the
+     * last offset to the first, stays at most 30 s, below {@link #MAX_FORWARD_STEP} and well below the
+     * fast path's minute; {@code TortureTest} checks the steps actually made. The first step kills, so
+     * that a short run whose workers were slow to start still has a kill under a stepped-back clock.
+     */
+    static List<ClockStep> clockSteps(Duration lease) {
+        return List.of(new ClockStep(lease.multipliedBy(-5), ClockStep.Kill.AFTER_FOLLOWED),
+                new ClockStep(lease.multipliedBy(3), ClockStep.Kill.NONE),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE),
+                new ClockStep(Duration.ofSeconds(-30), ClockStep.Kill.AT_STEP),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE),
+                new ClockStep(lease.multipliedBy(6), ClockStep.Kill.NONE),
+                new ClockStep(Duration.ZERO, ClockStep.Kill.NONE));
     }
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */

@@ -5,6 +5,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.testing.SteppedClockStandIn;
 import io.github.mongolock.testing.TestMongo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
 /**
- * Runs one {@link Scenario}: a fresh database, a {@link TcpProxy} in front of MongoDB, a
+ * Runs one {@link Scenario}: a fresh database (on a stand-in of its own whose clock is stepped, for
+ * {@link Scenario#SERVER_CLOCK}), a {@link TcpProxy} in front of MongoDB, a
  * {@link WorkerFleet}, the scenario's faults from this thread, then waits for the workers to stop
  * by themselves, lets leftover leases run out, and hands everything to {@link HistoryChecker}.
  * Workers are killed on every way out.
@@ -39,7 +41,21 @@ final class ScenarioRun {
         this.directory = directory;
     }
 
+    /**
+     * Runs the scenario against the shared MongoDB, or, where the scenario steps the database's clock,
+     * against a stand-in of its own in its own JVM under libfaketime, stopped afterwards.
+     */
     ScenarioResult run() {
+        if (!scenario.stepsServerClock()) {
+            return runOn(mongo);
+        }
+        createDirectory();
+        try (TestMongo steppable = TestMongo.startSteppedClock(directory.resolve("stand-in"))) {
+            return runOn(steppable);
+        }
+    }
+
+    private ScenarioResult runOn(TestMongo mongo) {
         long begin = System.nanoTime();
         String database = mongo.freshDatabase();
         MongoDatabase db = mongo.client().getDatabase(database);
@@ -71,10 +87,10 @@ final class ScenarioRun {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
                             + "; see the .console files in " + directory);
                 }
-                inject(faults, faultsUntil, deadline);
+                inject(faults, faultsUntil, deadline, mongo);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
-                int heldAtEnd = locksHeldAtEnd(database);
+                int heldAtEnd = locksHeldAtEnd(mongo, database);
                 List<SectionRecord> sections = new ArrayList<>();
                 List<AcquireFailure> failures = new ArrayList<>();
                 List<LifecycleHistory> lifecycles = new ArrayList<>();
@@ -93,7 +109,7 @@ final class ScenarioRun {
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles));
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
-                        scenario.recoveryBound(config), faults.events().size(), faults.networkFaults(), hung.size());
+                        scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size());
             }
         }
     }
@@ -102,8 +118,9 @@ final class ScenarioRun {
      * @param until    faults start no later than this
      * @param deadline when the workers stop starting sections: a pause or an outage must end (with a
      *                 second to spare) before it, or nobody is left to take the lock after it
+     * @param mongo    the MongoDB of this run (its clock is stepped in {@link Scenario#SERVER_CLOCK})
      */
-    private void inject(FaultInjector faults, long until, long deadline) {
+    private void inject(FaultInjector faults, long until, long deadline, TestMongo mongo) {
         Duration pause = config.lease().multipliedBy(2);
         Duration outage = config.lease().multipliedBy(2);
         Duration maxStall = config.lease().multipliedBy(3).dividedBy(2);
@@ -131,6 +148,8 @@ final class ScenarioRun {
             }
             // No harness faults: the workers close their own managers, or hand holds over between threads.
             case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
+            case SERVER_CLOCK -> stepServerClock(faults, until, mongo.steppedClock().orElseThrow(
+                    () -> new IllegalStateException("the clock scenario needs the stepped-clock stand-in")));
             case MIXED -> {
                 // Connection chaos between the faults, in shorter phases than the gap: on a loaded machine
                 // a round of the three faults could otherwise outlast the fault window, and a pause or an
@@ -155,12 +174,61 @@ final class ScenarioRun {
         }
     }
 
+    /**
+     * Cycles the database's clock through {@link Scenario#clockSteps}, each offset in force for at
+     * least a lease, and watched until the database's {@code $$NOW} shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
+     * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
+     * holder is killed: once the clock is seen there (the whole kill runs under it), or right after the
+     * step is written (the victim's last renewal was stamped by the clock before the step, and its dead
+     * lease and the takeover run as the clock steps back: the earlier protocol, which compared
+     * {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked for the step's length on top
+     * of the lease). Ends with the clock back at the real time.
+     */
+    private void stepServerClock(FaultInjector faults, long until, SteppedClockStandIn clock) {
+        List<Scenario.ClockStep> steps = Scenario.clockSteps(config.lease());
+        long follows = SteppedClockStandIn.FOLLOWS_WITHIN.toNanos();
+        // Each offset holds for at least a lease: every live holder renews about 3 times under it.
+        long dwell = config.lease().toNanos();
+        Duration current = Duration.ZERO;
+        try {
+            for (int i = 0; before(until); i++) {
+                Scenario.ClockStep step = steps.get(i % steps.size());
+                if (step.offset().compareTo(current) > 0) {
+                    // A forward step is what could hand a live holder's lock to another: aim it at one.
+                    faults.awaitSteadyHolder(config.renewalInterval(), Math.min(until, System.nanoTime()
+                            + config.lease().multipliedBy(2).toNanos()));
+                }
+                current = step.offset();
+                long written = System.nanoTime();
+                faults.stepServerClock(clock, current);
+                switch (step.kill()) {
+                    case AFTER_FOLLOWED -> {
+                        faults.awaitClockFollows(written + dwell);
+                        faults.killHolder();
+                    }
+                    // Its follow is not watched (the kill takes the time): it counts as followed FOLLOWS_WITHIN after writing.
+                    case AT_STEP -> faults.killHolder();
+                    case NONE -> faults.awaitClockFollows(written + dwell);
+                }
+                FaultInjector.sleepUntil(written + dwell);
+            }
+        } finally {
+            if (!current.isZero()) {
+                long written = System.nanoTime();
+                faults.stepServerClock(clock, Duration.ZERO);
+                faults.awaitClockFollows(written + dwell);
+                FaultInjector.sleepUntil(written + follows);
+            }
+            faults.endClockSteps();
+        }
+    }
+
     private static boolean before(long nanos) {
         return nanos - System.nanoTime() > 0;
     }
 
     /** Waits up to a lease and a renewal interval for leftovers of killed or paused holders, then counts what is still held. */
-    private int locksHeldAtEnd(String database) {
+    private int locksHeldAtEnd(TestMongo mongo, String database) {
         try (MongoLockManager inspector = MongoLockManager.builder().client(mongo.client())
                 .database(database).collection(WorkerSettings.LOCKS_COLLECTION).build()) {
             long giveUp = System.nanoTime() + config.lease().plus(config.renewalInterval()).toNanos();

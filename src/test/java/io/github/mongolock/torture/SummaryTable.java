@@ -58,7 +58,7 @@ final class SummaryTable {
         return table.toString();
     }
 
-    /** The lifecycle scenarios' own figures, which the table's columns do not show. */
+    /** The lifecycle and clock scenarios' own figures, which the table's columns do not show. */
     private static Optional<String> lifecycleLine(ScenarioResult result) {
         CheckReport.LifecycleFigures f = result.report().lifecycle();
         return switch (result.scenario()) {
@@ -72,6 +72,15 @@ final class SummaryTable {
                     + " acquires on a thread that had detached an open hold of the name (" + f.detachedRefused()
                     + " found it busy to the end); " + f.unexpectedReentries() + " unexpected re-entries, "
                     + f.missedReentries() + " missed re-entries, " + f.foreignExceptions() + " non-LockException(s).");
+            case SERVER_CLOCK -> Optional.of(result.scenario().title() + ": " + result.clockSteps().size()
+                    + " clock steps, offsets in order " + result.clockSteps().stream()
+                            .map(step -> (step.clockOffsetMillis() > 0 ? "+" : "") + step.clockOffsetMillis() / 1000.0 + " s")
+                            .toList()
+                    + " (largest forward step " + result.maxForwardStepMillis() / 1000.0 + " s; the fast path assumes none"
+                    + " reaches " + Scenario.FAST_PATH_STEP.toSeconds() + " s); "
+                    + result.events().stream().filter(e -> e.kind() == FaultEvent.Kind.KILL).count() + " holder(s) killed, "
+                    + result.killsWhileSteppedBack().size() + " while the clock was stepped back; "
+                    + result.report().takenFromLiveHolders() + " lock(s) taken from a live holder.");
             default -> Optional.empty();
         };
     }

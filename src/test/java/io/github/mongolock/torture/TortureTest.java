@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.SteppedClockStandIn;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,11 @@ class TortureTest {
     @Test
     void locksHoldUnderFaults(TestMongo mongo) {
         TortureConfig config = TortureConfig.fromSystemProperty();
-        List<ScenarioResult> results = TortureRunner.runAll(config, mongo, scenarios());
+        List<Scenario> scenarios = scenarios();
+        // Fail at once, not after the other scenarios' minutes, and never skip: the clock scenario needs libfaketime.
+        assertTrue(!scenarios.contains(Scenario.SERVER_CLOCK) || SteppedClockStandIn.available(),
+                () -> Scenario.SERVER_CLOCK.title() + ": " + SteppedClockStandIn.missingMessage());
+        List<ScenarioResult> results = TortureRunner.runAll(config, mongo, scenarios);
         List<Executable> checks = new ArrayList<>();
         for (ScenarioResult result : results) {
             checks.add(() -> assertScenario(config, result));
@@ -57,6 +62,22 @@ class TortureTest {
                 () -> assertEquals(0, result.hungWorkers(), where + "workers that did not stop by themselves"));
         Duration bound = result.recoveryBound();
         switch (result.scenario()) {
+            case SERVER_CLOCK -> assertAll(where,
+                    // Each step holds a lease and the kills take their time: a slow start leaves room for 3 or 4 in the short run.
+                    () -> assertTrue(result.clockSteps().size() >= 3, where + "too few clock steps: " + result.clockSteps()),
+                    () -> assertTrue(result.clockSteps().stream().anyMatch(step -> step.clockOffsetMillis() > 0)
+                            && result.clockSteps().stream().anyMatch(step -> step.clockOffsetMillis() < 0),
+                            where + "the clock was not stepped both forward and back: " + result.clockSteps()),
+                    () -> assertTrue(result.maxForwardStepMillis() <= Scenario.MAX_FORWARD_STEP.toMillis(),
+                            where + "a forward step of " + result.maxForwardStepMillis() + " ms: the fast path assumes none"
+                                    + " reaches " + Scenario.FAST_PATH_STEP.toSeconds() + " s, and the scenario keeps them within "
+                                    + Scenario.MAX_FORWARD_STEP.toSeconds() + " s"),
+                    // Only a holder that cannot renew may lose its lock, and nothing here stops one from renewing.
+                    () -> assertEquals(0, r.takenFromLiveHolders(), where + "locks taken from a live holder"),
+                    () -> assertTrue(result.killsWhileSteppedBack().size() >= 1,
+                            where + "no holder was killed while the clock was stepped back"),
+                    () -> assertTrue(r.maxRecoveryNanos() <= bound.toNanos(), where + "recovery "
+                            + Duration.ofNanos(r.maxRecoveryNanos()).toMillis() + " ms exceeds " + bound.toMillis() + " ms"));
             case KILL, PAUSE -> assertAll(where,
                     () -> assertTrue(result.faultEvents() >= 1, where + "no fault was injected"),
                     () -> assertTrue(r.maxRecoveryNanos() <= bound.toNanos(), where + "recovery "

@@ -34,6 +34,8 @@ import java.util.function.Supplier;
  * <ul>
  * <li>{@code LOOP}: {@code threads} threads share one lock manager and loop acquire,
  * {@link CriticalSection}, release over {@code locks} lock names;</li>
+ * <li>{@code LONG_HOLDS}: the same, one section in {@value #LONG_HOLD_ONE_IN} holding its lock for 1 to 2
+ * leases;</li>
  * <li>{@code SHUTDOWN}: the same loop, while a driver thread closes the lock manager every 1-2 s and
  * builds a new one ({@link ManagerGenerations}); a thread told the manager is closed moves to the
  * new one;</li>
@@ -48,6 +50,8 @@ public final class TortureWorker {
     private static final long CLOSE_EVERY_MAX_MS = 2_000;
     /** One SHUTDOWN section in this many works 0.1-0.3 s: long enough for a close to begin and return inside it. */
     private static final int LONG_SECTION_ONE_IN = 12;
+    /** One LONG_HOLDS section in this many holds its lock for 1 to 2 leases (most of the time a lock is held, it is by one of these). */
+    static final int LONG_HOLD_ONE_IN = 30;
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
@@ -79,7 +83,7 @@ public final class TortureWorker {
         MongoDatabase database = counterClient.getDatabase(settings.database());
         try {
             switch (settings.workload()) {
-                case LOOP -> runLoop(settings, history, listener, lostTokens, database);
+                case LOOP, LONG_HOLDS -> runLoop(settings, history, listener, lostTokens, database);
                 case SHUTDOWN -> runShutdown(settings, history, listener, lostTokens, database);
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
@@ -127,8 +131,11 @@ public final class TortureWorker {
             manager = coordinator;
             managerCloser = coordinator::close;
         }
+        int leaseMicros = (int) Math.min(settings.leaseMs() * 1_000, Integer.MAX_VALUE / 2);
         CriticalSection section = new CriticalSection(settings, history,
-                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0);
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false,
+                settings.workload() == WorkerSettings.Workload.LONG_HOLDS ? LONG_HOLD_ONE_IN : 0, leaseMicros,
+                2 * leaseMicros);
         try {
             new TortureWorker(settings, history, () -> manager, section).runThreads();
         } finally {

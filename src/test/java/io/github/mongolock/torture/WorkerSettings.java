@@ -22,6 +22,11 @@ record WorkerSettings(String uri, String database, String process, int threads, 
     enum Workload {
         /** Each thread loops acquire, critical section, release on one lock manager. */
         LOOP,
+        /**
+         * As LOOP, but one section in {@link TortureWorker#LONG_HOLD_ONE_IN} holds its lock for 1 to 2
+         * leases, through several renewals: a step of the database's clock then meets a live holder.
+         */
+        LONG_HOLDS,
         /** As LOOP, while a driver thread closes the lock manager every 1-2 s and builds a new one ({@link ManagerGenerations}). */
         SHUTDOWN,
         /** A small pool acquires, detaches and hands each hold to another task that finishes it ({@link HandoverWorkload}). */
