@@ -258,9 +258,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 Sighting sighting = busy.sighting().get();
                 long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
                 if (dueIn > 0) {
-                    // Look again before the holder's next renewals are missed: a crash is then seen within a
-                    // quarter lease of the last renewal, and the takeover follows one lease after that.
-                    Duration freshness = sighting.holderLease().dividedBy(4);
+                    // Look again well within the holder's renewal interval (lease/3): a crash is then seen within
+                    // a fifth of a lease of the last renewal, and the takeover follows lease + 3 % after that,
+                    // inside lease + one renewal interval of the crash.
+                    Duration freshness = sighting.holderLease().dividedBy(5);
                     Duration due = Duration.ofNanos(dueIn);
                     return new FreshAttempt(null, busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness);
                 }
