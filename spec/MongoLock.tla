@@ -34,7 +34,10 @@ CONSTANTS
     WaitFor,     \* Lease * (1 + Margin): how long a waiter watches an unchanged key
                  \* (Java: lease * 1.03); needs WaitFor >= Lease * (R+1)/(R-1)
     FastPath,    \* TRUE: model the wall-clock fast path and the wall clock steps
-    FastMargin,  \* fast path: take over when wallNow - renewedAt > Lease + FastMargin
+    FastMargin,  \* fast path: take over when wallNow - renewedAt > FastLease + FastMargin
+    FastLease,   \* the lease term of that threshold: Lease as specified (then the
+                 \* assumption needs MaxForward <= FastMargin - Lease*rho/(1-rho)), or
+                 \* WaitFor (then MaxForward <= FastMargin suffices)
     MaxForward,  \* total forward wall-clock steps between writing renewedAt and a
                  \* read (the fast path's assumption: < FastMargin)
     MaxCrashes,  \* bound on crashes
@@ -46,7 +49,7 @@ CONSTANTS
     MaxId        \* owner ids per client (recycled when unreferenced)
 
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
-       /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin
+       /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin /\ FastLease >= Lease
        /\ MaxHolds >= 1 /\ MaxCrashes \in Nat /\ MaxLost \in Nat /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
        /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin"}
@@ -67,7 +70,7 @@ vars == <<doc, rate, wall, cs, net, faults, lastGranted, tokensOk, lateWrite>>
 
 Ids  == Clients \X (1..MaxId)
 NoId == <<0, 0>>          \* owner: null
-WallCap == Lease + FastMargin + 1
+WallCap == FastLease + FastMargin + 1
 Threshold == IF Variant = "NoMargin" THEN Lease ELSE WaitFor
 
 Min(S) == CHOOSE x \in S : \A y \in S : x <= y
@@ -288,7 +291,7 @@ Read(c) ==
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
                         !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
                         !.app = Req("Acquire", a, FALSE, FALSE, 0, Lease)]]
-         [] FastPath /\ wall.age > Lease + FastMargin ->       \* fast path: CAS at once
+         [] FastPath /\ wall.age > FastLease + FastMargin ->       \* fast path: CAS at once
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
                         !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
                         !.app = Req("Takeover", a, TRUE, TRUE, 0, Lease)]]
