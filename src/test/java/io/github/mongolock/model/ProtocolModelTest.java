@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>{@code MongoLock.cfg}, the protocol as specified: TLC must check the whole state space,
  *       the invariants and the liveness property, and find nothing.
+ *   <li>{@code MongoLockLate.cfg}, the same with a lost reply or a late write instead of a crash,
+ *       invariants only: TLC must find nothing.
  *   <li>{@code MongoLockBroken.cfg}, the takeover's compare-and-set without the renewal counter:
  *       TLC must report that {@code AtMostOneBeliever} is violated, by name. Any other failure
  *       (a parse error, another invariant, a crash) fails the test.
@@ -59,6 +61,16 @@ class ProtocolModelTest {
                         + run.outputFile() + ":\n" + run.summary());
         assertTrue(run.output().contains(LIVENESS_CHECKED),
                 () -> "TLC did not check the temporal property FreeEventuallyGranted, see " + run.outputFile());
+        assertEquals(0, run.exitCode(), () -> "TLC exit status, see " + run.outputFile());
+    }
+
+    @Test
+    void lostRepliesAndLateWritesKeepEveryInvariant() {
+        TlcRun run = runTlc("MongoLockLate.cfg");
+
+        assertTrue(run.output().contains(NO_ERROR),
+                () -> "TLC did not finish cleanly on MongoLockLate.cfg (exit " + run.exitCode() + "), see "
+                        + run.outputFile() + ":\n" + run.summary());
         assertEquals(0, run.exitCode(), () -> "TLC exit status, see " + run.outputFile());
     }
 
