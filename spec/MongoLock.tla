@@ -79,7 +79,7 @@ Min2(a, b) == IF a <= b THEN a ELSE b
 Sub0(a, b) == IF a >= b THEN a - b ELSE 0
 
 (***************************************************************************)
-(* Requests.  One record shape for all kinds (unused fields are 0).        *)
+(* Requests.  One record shape for all kinds (unused: FALSE / 0).         *)
 (*   id    the owner id of the attempt (the model uses it as leaseId too:  *)
 (*         an attempt is granted at most once, so it names one acquisition)*)
 (*   ver, beat  the filter's expected version / beat, as a bit: TRUE      *)
@@ -103,8 +103,9 @@ ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "Renew"}
 (***************************************************************************)
 (* Client state.                                                           *)
 (*  mode  "Wait" (wants the lock), "Acq" (a grant request out),            *)
-(*        "Abandon" (an Abandon out), "Hold", "Crashed"                    *)
-(*  att   owner id of the current attempt (0 none)                         *)
+(*        "Abandon" (an Abandon out), "Hold", "Done" (released, wants no   *)
+(*        more; only when Reacquire = FALSE), "Crashed"                    *)
+(*  att   owner id of the current attempt (NoId: none)                     *)
 (*  kset, kver, kbeat, seen: the waiter has a key; its version / beat are *)
 (*        still the document's; local time since the reply that showed it  *)
 (*        (capped at WaitFor)                                              *)
@@ -333,7 +334,8 @@ Reenter(c) ==
 
 \* Java: release: updateOne({_id, owner, version: v}, {$inc: {holds: -1, version: 1}});
 \* the last hold: {owner: null, holds: 0, $inc: {version: 1}}, sent after the client
-\* stopped believing (the reply is waited for but changes nothing).
+\* stopped believing (the reply is waited for but changes nothing: if the CAS missed,
+\* the document stays with a lease nobody renews, and a waiter takes it over).
 Release(c) ==
     LET s == cs[c] IN
     /\ s.mode = "Hold" /\ s.app = NoReq
@@ -345,7 +347,7 @@ Release(c) ==
     /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
 
 (***************************************************************************)
-(* Faults (bounded by MaxFaults).                                          *)
+(* Faults (bounded by MaxCrashes and MaxLost).                            *)
 (***************************************************************************)
 \* Java: a timeout / MongoException with unknown outcome: the client gives up on the
 \* request, which stays in flight (it may be applied later, or never; the reply, if any,
