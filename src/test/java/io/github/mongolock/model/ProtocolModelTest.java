@@ -181,7 +181,7 @@ class ProtocolModelTest {
         String summary() {
             List<String> lines = new ArrayList<>();
             for (String line : output.split("\\R")) {
-                if (SUMMARY.matcher(line).find()) {
+                if (SUMMARY.matcher(line).find() && !line.startsWith("Progress(")) {
                     lines.add("  " + line);
                 }
             }
