@@ -1,0 +1,496 @@
+------------------------------ MODULE MongoLock ------------------------------
+(***************************************************************************)
+(* The clock-free lease protocol of mongolock: one lock document, clients  *)
+(* with drifting monotonic clocks, a server whose wall clock can step, and *)
+(* requests that may be applied late, applied with a lost reply, or never. *)
+(*                                                                         *)
+(* Java / MongoDB mapping: every action below says which call it stands    *)
+(* for.  "Filter" is the query part of a findOneAndUpdate / updateOne on   *)
+(* {_id: name}; every write is atomic on the document.                     *)
+(*                                                                         *)
+(* Finite by construction, no state constraint (which would distort the    *)
+(* liveness check):                                                        *)
+(*  - clocks are kept as capped timers (elapsed or remaining local units), *)
+(*    never as absolute readings;                                          *)
+(*  - version and beat only grow and are only ever compared for equality  *)
+(*    with the document's current value, so a remembered version (or beat) *)
+(*    is kept as one bit: "still equal to the document's".  Every write    *)
+(*    that increments version clears all remembered version bits;          *)
+(*  - owner ids are only compared for equality, so client c's "new" id is  *)
+(*    <<c, n>> with the smallest n not referenced anywhere in the state    *)
+(*    (document, clients, requests in flight): the same as a fresh UUID;   *)
+(*  - tokens are only compared with < and =, so after every grant each     *)
+(*    token still referenced is replaced by its rank among them (an order- *)
+(*    preserving renumbering: 1 = the oldest token a holder still has).    *)
+(***************************************************************************)
+EXTENDS Naturals, FiniteSets
+
+CONSTANTS
+    Clients,     \* the client processes, numbered 1..N
+    R,           \* nominal local clock units per real tick (the wall clock's rate)
+    Rates,       \* the rates a client clock may run at, in units per real tick,
+                 \* e.g. {R-1, R+1}: drift rho = 1/R; fixed per client for a run
+    Lease,       \* the lease, in local units
+    WaitFor,     \* Lease * (1 + Margin): how long a waiter watches an unchanged key
+                 \* (Java: lease * 1.03); needs WaitFor >= Lease * (R+1)/(R-1)
+    FastPath,    \* TRUE: model the wall-clock fast path and the wall clock steps
+    FastMargin,  \* fast path: take over when wallNow - renewedAt > FastLease + FastMargin
+    FastLease,   \* the lease term of that threshold: Lease as specified (then the
+                 \* assumption needs MaxForward <= FastMargin - Lease*rho/(1-rho)), or
+                 \* WaitFor (then MaxForward <= FastMargin suffices)
+    MaxForward,  \* total forward wall-clock steps between writing renewedAt and a
+                 \* read (the fast path's assumption: < FastMargin)
+    MaxCrashes,  \* bound on crashes
+    MaxLost,     \* bound on requests given up (lost reply, stalled or dropped request)
+    MaxHolds,    \* bound on re-entrant holds
+    Reacquire,   \* TRUE: a client that released wants the lock again; FALSE: it is done
+    Variant,     \* "Correct" | "IgnoreBeat" (takeover CAS on version only)
+                 \* | "NoMargin" (waiter waits exactly one Lease)
+    MaxId        \* owner ids per client (recycled when unreferenced)
+
+ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
+       /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin /\ FastLease >= Lease
+       /\ MaxHolds >= 1 /\ MaxCrashes \in Nat /\ MaxLost \in Nat /\ Reacquire \in BOOLEAN
+       /\ Clients \subseteq Nat \ {0}
+       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin"}
+
+VARIABLES
+    doc,         \* the lock document
+    rate,        \* rate[c]: units client c's monotonic clock advances per real tick
+    wall,        \* [age |-> wallNow - renewedAt (capped), fwd |-> forward steps since]
+    cs,          \* per-client state, see ClientState
+    net,         \* requests still in flight whose client no longer waits for them
+    faults,      \* [crash, lost]: faults so far (bounded: eventually no more faults)
+    lastGranted, \* history: the token of the last grant
+    tokensOk,    \* history: every grant's token exceeded lastGranted
+    lateWrite    \* history: some non-grant write changed the document although it
+                 \* did not carry the document's current owner id and lease id
+
+vars == <<doc, rate, wall, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+
+Ids  == Clients \X (1..MaxId)
+NoId == <<0, 0>>          \* owner: null
+WallCap == FastLease + FastMargin + 1
+Threshold == IF Variant = "NoMargin" THEN Lease ELSE WaitFor
+
+Min(S) == CHOOSE x \in S : \A y \in S : x <= y
+Max2(a, b) == IF a >= b THEN a ELSE b
+Min2(a, b) == IF a <= b THEN a ELSE b
+Sub0(a, b) == IF a >= b THEN a - b ELSE 0
+
+(***************************************************************************)
+(* Requests.  One record shape for all kinds (unused: FALSE / 0).         *)
+(*   id    the owner id of the attempt (the model uses it as leaseId too:  *)
+(*         an attempt is granted at most once, so it names one acquisition)*)
+(*   ver, beat  the filter's expected version / beat, as a bit: TRUE      *)
+(*         while it still equals the document's (FALSE when unused)        *)
+(*   holds the holds value a Sync sets                                     *)
+(*   left  Lease minus the local time elapsed since the request was SENT:  *)
+(*         what a success reply confirms (confirmedUntil - now)            *)
+(***************************************************************************)
+Req(k, i, v, b, h, l) == [kind |-> k, id |-> i, ver |-> v, beat |-> b, holds |-> h, left |-> l]
+NoReq == Req("none", NoId, FALSE, FALSE, 0, 0)
+Kinds == {"Acquire", "Takeover", "Abandon", "Renew", "Reenter", "Release",
+          "ReleaseLast", "Sync"}
+Requests == [kind : Kinds, id : Ids, ver : BOOLEAN, beat : BOOLEAN,
+             holds : 0..MaxHolds, left : 0..Lease]
+
+IsGrant(r)        == r.kind \in {"Acquire", "Takeover"}
+SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "Renew", "Reenter"}
+ChangesVersion(r) == r.kind # "Renew"
+ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "Renew"}
+
+(***************************************************************************)
+(* Client state.                                                           *)
+(*  mode  "Wait" (wants the lock), "Acq" (a grant request out),            *)
+(*        "Abandon" (an Abandon out), "Hold", "Done" (released, wants no   *)
+(*        more; only when Reacquire = FALSE), "Crashed"                    *)
+(*  att   owner id of the current attempt (NoId: none)                     *)
+(*  kset, kver, kbeat, seen: the waiter has a key; its version / beat are *)
+(*        still the document's; local time since the reply that showed it  *)
+(*        (capped at WaitFor)                                              *)
+(*  cnt   local hold count; ver: the version this holder last wrote is     *)
+(*        still the document's                                            *)
+(*  conf  confirmedUntil - localNow (0: not confirmed)                     *)
+(*  tok   the fencing token of the grant                                   *)
+(*  app   the request the application thread waits for (acquire, abandon,  *)
+(*        re-enter, release, sync); ren: the renewer's request             *)
+(***************************************************************************)
+Idle == [mode |-> "Wait", att |-> NoId, kset |-> FALSE, kver |-> FALSE, kbeat |-> FALSE,
+         seen |-> 0, cnt |-> 0, ver |-> FALSE, conf |-> 0, tok |-> 0,
+         app |-> NoReq, ren |-> NoReq]
+
+ClientState == [mode : {"Wait", "Acq", "Abandon", "Hold", "Done", "Crashed"},
+                att : Ids \cup {NoId},
+                kset : BOOLEAN, kver : BOOLEAN, kbeat : BOOLEAN, seen : 0..WaitFor,
+                cnt : 0..MaxHolds, ver : BOOLEAN, conf : 0..Lease,
+                tok : 0..(Cardinality(Clients) + 1),
+                app : Requests \cup {NoReq}, ren : Requests \cup {NoReq}]
+
+\* isHeld(): in state holding and local clock < confirmedUntil.
+IsHeld(c) == cs[c].mode = "Hold" /\ cs[c].conf > 0
+
+(***************************************************************************)
+(* Fresh values (see the header).                                          *)
+(***************************************************************************)
+AllReqs == net \cup {cs[c].app : c \in Clients} \cup {cs[c].ren : c \in Clients}
+IdRefs == {doc.owner, doc.lease} \cup {cs[c].att : c \in Clients} \cup {r.id : r \in AllReqs}
+FreshId(c) == <<c, CHOOSE n \in 1..MaxId : <<c, n>> \notin IdRefs>>
+
+\* Can a (version, beat) filter still match?  Versions and beats never repeat, so
+\* once a remembered copy is stale, a filter on it never matches again.
+KeyAlive(ver, beat) == ver /\ (beat \/ Variant = "IgnoreBeat")
+
+\* A request that can never match again, in a canonical form (what only a success
+\* would use is cleared).  Filters on owner never match again once the document's
+\* owner has moved on from that id: ids are never reused, and an id that was granted
+\* has no grant request left in flight.
+Dead(r) == [r EXCEPT !.ver = FALSE, !.beat = FALSE, !.holds = 0, !.left = 0]
+
+\* A write incremented version (v) and/or beat (b) and/or moved the owner away from
+\* id gone: every remembered copy is stale.  To keep the state space small, what can
+\* no longer matter is reset: a waiter's key that can never match again is dropped
+\* (its next read restarts the observation, as it would; only a takeover CAS doomed
+\* to fail is not sent), and so are the fields of a request that can never match.
+StaleReq(r, v, b, gone) ==
+    IF r = NoReq THEN r
+    ELSE LET r1 == [r EXCEPT !.ver = @ /\ ~v, !.beat = @ /\ ~b]
+         IN  IF   (r1.kind = "Takeover" /\ ~KeyAlive(r1.ver, r1.beat))
+                \/ (r1.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r1.ver)
+                \/ (~IsGrant(r1) /\ r1.id = gone)
+             THEN Dead(r1)
+             ELSE r1
+\* A holder's new request, in canonical form if it can never match (the holder does
+\* not know that; it learns it from the reply).
+HolderKinds == {"Renew", "Reenter", "Release", "ReleaseLast", "Sync"}
+Send(r, d) ==
+    IF r.kind \in HolderKinds
+       /\ (r.id # d.owner \/ (r.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r.ver))
+    THEN Dead(r) ELSE r
+
+StaleClient(s, v, b, gone) ==
+    LET s1 == [s EXCEPT !.kver = @ /\ ~v, !.kbeat = @ /\ ~b, !.ver = @ /\ ~v,
+                        !.app = StaleReq(@, v, b, gone), !.ren = StaleReq(@, v, b, gone)]
+    IN  IF s1.kset /\ ~KeyAlive(s1.kver, s1.kbeat)
+        THEN [s1 EXCEPT !.kset = FALSE, !.kver = FALSE, !.kbeat = FALSE, !.seen = 0]
+        ELSE s1
+
+(***************************************************************************)
+(* The server: filters and updates.                                        *)
+(***************************************************************************)
+Matches(r) ==
+    CASE r.kind = "Acquire"  -> doc.holds = 0                      \* {holds: 0}
+      [] r.kind = "Takeover" -> /\ r.ver                           \* {version: v, beat: b}
+                                /\ (Variant = "IgnoreBeat" \/ r.beat)
+      [] r.kind = "Abandon"  -> doc.owner = r.id                   \* {owner}
+      [] r.kind = "Renew"    -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
+      [] r.kind = "Sync"     -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
+      [] r.kind \in {"Reenter", "Release", "ReleaseLast"} ->
+                                doc.owner = r.id /\ r.ver         \* {owner, version: v}
+
+\* The document after r matched (token not yet normalised; version and beat are
+\* incremented by invalidating every remembered copy, see Apply).  A free document's
+\* leaseId is cleared with its owner: every filter that tests leaseId tests owner too.
+Updated(r) ==
+    CASE IsGrant(r) ->    \* owner, leaseId := new; holds := 1; version, token, beat + 1
+             [doc EXCEPT !.owner = r.id, !.lease = r.id, !.holds = 1, !.token = @ + 1]
+      [] r.kind \in {"Abandon", "ReleaseLast"} ->  \* owner := null, holds := 0, version + 1
+             [doc EXCEPT !.owner = NoId, !.lease = NoId, !.holds = 0]
+      [] r.kind = "Renew"   -> doc                                         \* beat + 1
+      [] r.kind = "Reenter" -> [doc EXCEPT !.holds = @ + 1]                \* version + 1
+      [] r.kind = "Release" -> [doc EXCEPT !.holds = @ - 1]                \* version + 1
+      [] r.kind = "Sync"    -> [doc EXCEPT !.holds = r.holds]              \* version + 1
+
+(***************************************************************************)
+(* The client's handling of a reply (m: the filter matched, d: the         *)
+(* document after the write).  Replies for an attempt the client has left  *)
+(* are ignored.                                                            *)
+(***************************************************************************)
+SyncFor(s, d) == Send(Req("Sync", s.att, FALSE, FALSE, s.cnt, 0), d)
+Lost(s) == [s EXCEPT !.mode = "Wait", !.att = NoId, !.cnt = 0, !.ver = FALSE, !.conf = 0, !.tok = 0]
+Current(s, r, md) == s.mode = md /\ s.att = r.id
+
+Reply(s, r, m, d) ==
+    CASE IsGrant(r) ->
+           IF ~Current(s, r, "Acq") THEN s
+           ELSE IF m THEN [s EXCEPT !.mode = "Hold", !.cnt = 1, !.ver = TRUE,
+                                    !.conf = r.left, !.tok = d.token]
+           ELSE [s EXCEPT !.mode = "Wait", !.att = NoId]
+      [] r.kind = "Abandon" ->
+           IF Current(s, r, "Abandon") THEN [s EXCEPT !.mode = "Wait", !.att = NoId] ELSE s
+      [] r.kind = "Renew" ->
+           IF ~Current(s, r, "Hold") THEN s
+           ELSE IF m THEN [s EXCEPT !.conf = Max2(@, r.left)]   \* max(confirmedUntil, sent + Lease)
+           ELSE Lost(s)                                         \* no match: the lease is lost
+      [] r.kind = "Reenter" ->
+           IF ~Current(s, r, "Hold") THEN s
+           ELSE IF m THEN [s EXCEPT !.cnt = @ + 1, !.ver = TRUE, !.conf = Max2(@, r.left)]
+           ELSE [s EXCEPT !.app = SyncFor(s, d)]
+      [] r.kind = "Release" ->
+           IF ~Current(s, r, "Hold") THEN s
+           ELSE IF m THEN [s EXCEPT !.ver = TRUE]
+           ELSE [s EXCEPT !.app = SyncFor(s, d)]
+      [] r.kind = "Sync" ->
+           IF ~Current(s, r, "Hold") THEN s
+           ELSE IF m THEN [s EXCEPT !.ver = TRUE]   \* new version from the before-image
+           ELSE Lost(s)
+      [] r.kind = "ReleaseLast" -> s
+
+(***************************************************************************)
+(* The server applies r.  slot: "app" / "ren" (the client c still waits    *)
+(* for the reply, which it gets in the same step) or "net" (nobody waits:  *)
+(* a late write, a write whose reply was lost, a crashed client's write).  *)
+(***************************************************************************)
+Apply(r, c, slot) ==
+    LET m     == Matches(r)
+        d1    == IF m THEN Updated(r) ELSE doc
+        grant == m /\ IsGrant(r)
+        v     == m /\ ChangesVersion(r)
+        b     == m /\ ChangesBeat(r)
+        gone  == IF m /\ (IsGrant(r) \/ r.kind \in {"Abandon", "ReleaseLast"})
+                 THEN doc.owner ELSE NoId
+        csv   == [x \in Clients |-> StaleClient(cs[x], v, b, gone)]
+        s0    == CASE slot = "app" -> [csv[c] EXCEPT !.app = NoReq]
+                   [] slot = "ren" -> [csv[c] EXCEPT !.ren = NoReq]
+                   [] OTHER        -> csv[c]
+        cs1   == IF slot = "net" THEN csv ELSE [csv EXCEPT ![c] = Reply(s0, r, m, d1)]
+        hold1 == {x \in Clients : cs1[x].mode = "Hold"}
+        toks  == {d1.token} \cup {cs1[x].tok : x \in hold1}
+        Rank(t) == IF grant THEN Cardinality({u \in toks : u <= t}) ELSE t
+    IN  /\ doc' = [d1 EXCEPT !.token = Rank(@)]
+        /\ cs' = [x \in Clients |-> IF x \in hold1 THEN [cs1[x] EXCEPT !.tok = Rank(@)]
+                                                  ELSE cs1[x]]
+        /\ lastGranted' = IF grant THEN Rank(d1.token) ELSE lastGranted
+        /\ tokensOk' = (tokensOk /\ (grant => d1.token > lastGranted))
+        /\ lateWrite' = (lateWrite \/ (m /\ ~IsGrant(r)
+                                        /\ ~(r.id = doc.owner /\ r.id = doc.lease)))
+        /\ wall' = IF m /\ SetsRenewedAt(r) THEN [age |-> 0, fwd |-> 0] ELSE wall
+        /\ net' = {StaleReq(q, v, b, gone) : q \in IF slot = "net" THEN net \ {r} ELSE net}
+        /\ UNCHANGED <<rate, faults>>
+
+\* The server applies the request the application thread waits for.
+ApplyApp(c) == cs[c].app # NoReq /\ Apply(cs[c].app, c, "app")
+\* The server applies the renewer's request.
+ApplyRen(c) == cs[c].ren # NoReq /\ Apply(cs[c].ren, c, "ren")
+\* The server applies a request nobody waits for any more (possibly much later).
+ApplyLate == \E r \in net : Apply(r, CHOOSE c \in Clients : TRUE, "net")
+
+(***************************************************************************)
+(* Waiters.                                                                *)
+(***************************************************************************)
+\* Java: findOne({_id}) (plus the server's $$NOW for the fast path); when free,
+\* findOneAndUpdate({_id, holds: 0}, {owner: newId, holds: 1, leaseId: new,
+\* $inc: {version, token, beat}, $currentDate: renewedAt}).  The key and seenAt are
+\* taken when the REPLY is received (the read is atomic here: its apply and its
+\* reply are one step; a later reply only makes the wait longer).
+Read(c) ==
+    LET s == cs[c]
+        a == FreshId(c)
+    IN
+    /\ s.mode = "Wait" /\ s.app = NoReq
+    /\ CASE doc.holds = 0 ->                                    \* free: Acquire
+              cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
+                        !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
+                        !.app = Req("Acquire", a, FALSE, FALSE, 0, Lease)]]
+         [] FastPath /\ wall.age > FastLease + FastMargin ->       \* fast path: CAS at once
+              cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
+                        !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
+                        !.app = Req("Takeover", a, TRUE, TRUE, 0, Lease)]]
+         [] s.kset /\ s.kver /\ s.kbeat ->
+              UNCHANGED cs                                     \* same key: keep seenAt
+         [] OTHER ->                                           \* new key: restart
+              cs' = [cs EXCEPT ![c] = [s EXCEPT !.kset = TRUE, !.kver = TRUE,
+                        !.kbeat = TRUE, !.seen = 0]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+
+\* Java: the key (version, beat) unchanged for lease * 1.03 on the monotonic clock:
+\* findOneAndUpdate({_id, version: v, beat: b}, same update as Acquire).
+Takeover(c) ==
+    LET s == cs[c]
+        a == FreshId(c)
+    IN
+    /\ s.mode = "Wait" /\ s.app = NoReq /\ s.kset /\ s.seen >= Threshold
+    /\ cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
+                 !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
+                 !.app = Req("Takeover", a, s.kver, s.kbeat, 0, Lease)]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+
+(***************************************************************************)
+(* Holders.  No fairness: a holder may stop renewing (pause) at any time.  *)
+(***************************************************************************)
+\* Java: the renewer, every lease/3: updateOne({_id, owner, leaseId},
+\* {$inc: {beat: 1}, $currentDate: renewedAt}).  Here: at any time.
+Renew(c) ==
+    /\ cs[c].mode = "Hold" /\ cs[c].ren = NoReq
+    /\ cs' = [cs EXCEPT ![c].ren = Send(Req("Renew", cs[c].att, FALSE, FALSE, 0, Lease), doc)]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+
+\* Java: nested acquire: updateOne({_id, owner, version: v},
+\* {$inc: {holds: 1, version: 1}, $currentDate: renewedAt}).
+Reenter(c) ==
+    /\ cs[c].mode = "Hold" /\ cs[c].app = NoReq /\ cs[c].cnt < MaxHolds
+    /\ cs' = [cs EXCEPT ![c].app = Send(Req("Reenter", cs[c].att, cs[c].ver, FALSE, 0, Lease), doc)]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+
+\* Java: release: updateOne({_id, owner, version: v}, {$inc: {holds: -1, version: 1}});
+\* the last hold: {owner: null, holds: 0, $inc: {version: 1}}, sent after the client
+\* stopped believing (the reply is waited for but changes nothing: if the CAS missed,
+\* the document stays with a lease nobody renews, and a waiter takes it over).
+Release(c) ==
+    LET s == cs[c] IN
+    /\ s.mode = "Hold" /\ s.app = NoReq
+    /\ cs' = [cs EXCEPT ![c] =
+                IF s.cnt > 1
+                THEN [s EXCEPT !.cnt = @ - 1, !.app = Send(Req("Release", s.att, s.ver, FALSE, s.cnt - 1, 0), doc)]
+                ELSE [Lost(s) EXCEPT !.mode = IF Reacquire THEN "Wait" ELSE "Done",
+                                     !.app = Send(Req("ReleaseLast", s.att, s.ver, FALSE, 0, 0), doc)]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+
+(***************************************************************************)
+(* Faults (bounded by MaxCrashes and MaxLost).                            *)
+(***************************************************************************)
+\* Java: a timeout / MongoException with unknown outcome: the client gives up on the
+\* request, which stays in flight (it may be applied later, or never; the reply, if any,
+\* is lost).  The client reacts at once:
+\*   grant unknown       -> Abandon: updateOne({_id, owner: thatId}, {owner: null, holds: 0, $inc: {version: 1}})
+\*   re-enter / release / sync unknown -> Sync: findOneAndUpdate({_id, owner, leaseId},
+\*                          {holds: localCount, $inc: {version: 1}}, BEFORE)
+\*   abandon unknown     -> back to waiting (a later attempt uses a new id)
+\*   renew unknown       -> nothing confirmed
+FollowUp(s, r) ==
+    CASE IsGrant(r) /\ Current(s, r, "Acq") ->
+             [s EXCEPT !.mode = "Abandon", !.app = Req("Abandon", r.id, FALSE, FALSE, 0, 0)]
+      [] r.kind \in {"Reenter", "Release", "Sync"} /\ Current(s, r, "Hold") ->
+             [s EXCEPT !.app = SyncFor(s, doc)]
+      [] r.kind = "Abandon" /\ Current(s, r, "Abandon") ->
+             [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = NoReq]
+      [] OTHER -> [s EXCEPT !.app = NoReq]
+
+GiveUpApp(c) ==
+    /\ faults.lost < MaxLost /\ cs[c].app # NoReq
+    /\ net' = net \cup {cs[c].app}
+    /\ cs' = [cs EXCEPT ![c] = FollowUp(cs[c], cs[c].app)]
+    /\ faults' = [faults EXCEPT !.lost = @ + 1]
+    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+
+GiveUpRen(c) ==
+    /\ faults.lost < MaxLost /\ cs[c].ren # NoReq
+    /\ net' = net \cup {cs[c].ren}
+    /\ cs' = [cs EXCEPT ![c].ren = NoReq]
+    /\ faults' = [faults EXCEPT !.lost = @ + 1]
+    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+
+\* The process dies; its requests in flight may still land.
+Crash(c) ==
+    /\ faults.crash < MaxCrashes /\ cs[c].mode \notin {"Crashed", "Done"}
+    /\ net' = net \cup ({cs[c].app, cs[c].ren} \ {NoReq})
+    /\ cs' = [cs EXCEPT ![c] = [Idle EXCEPT !.mode = "Crashed"]]
+    /\ faults' = [faults EXCEPT !.crash = @ + 1]
+    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+
+\* A pause (GC, SIGSTOP) needs no action: nothing forces a client to take a step
+\* while Tick runs its clock on.
+
+(***************************************************************************)
+(* Time.                                                                   *)
+(***************************************************************************)
+\* One real tick: client c's monotonic clock advances rate[c] units, the server's wall
+\* clock R units.
+Advance(s, d) ==
+    IF s.mode = "Crashed" THEN s
+    ELSE [s EXCEPT !.seen = IF s.kset THEN Min2(@ + d, WaitFor) ELSE 0,
+                   !.conf = Sub0(@, d),
+                   !.app  = IF @ = NoReq THEN @ ELSE [@ EXCEPT !.left = Sub0(@, d)],
+                   !.ren  = IF @ = NoReq THEN @ ELSE [@ EXCEPT !.left = Sub0(@, d)]]
+
+Tick ==
+    /\ cs' = [c \in Clients |-> Advance(cs[c], rate[c])]
+    /\ wall' = IF FastPath THEN [wall EXCEPT !.age = Min2(@ + R, WallCap)] ELSE wall
+    /\ UNCHANGED <<doc, rate, net, faults, lastGranted, tokensOk, lateWrite>>
+
+\* The server's wall clock steps forward (NTP, operator), at most MaxForward in total
+\* between a write of renewedAt and a read; one step of the whole remaining allowance
+\* is the worst case (the fast path only tests wallNow - renewedAt > threshold).
+WallForward ==
+    /\ FastPath /\ wall.fwd < MaxForward
+    /\ wall' = [age |-> Min2(wall.age + MaxForward - wall.fwd, WallCap), fwd |-> MaxForward]
+    /\ UNCHANGED <<doc, rate, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+
+\* ... or backward, arbitrarily (represented by a step back to renewedAt itself).
+WallBackward ==
+    /\ FastPath /\ wall.age > 0
+    /\ wall' = [wall EXCEPT !.age = 0]
+    /\ UNCHANGED <<doc, rate, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+
+(***************************************************************************)
+(* The specification.                                                      *)
+(***************************************************************************)
+Init ==
+    /\ doc = [owner |-> NoId, lease |-> NoId, holds |-> 0, token |-> 0]
+    /\ rate \in [Clients -> Rates]
+    /\ wall = [age |-> 0, fwd |-> 0]
+    /\ cs = [c \in Clients |-> Idle]
+    /\ net = {}
+    /\ faults = [crash |-> 0, lost |-> 0]
+    /\ lastGranted = 0
+    /\ tokensOk = TRUE
+    /\ lateWrite = FALSE
+
+Next ==
+    \/ Tick \/ WallForward \/ WallBackward \/ ApplyLate
+    \/ \E c \in Clients :
+          \/ Read(c) \/ Takeover(c) \/ Renew(c) \/ Reenter(c) \/ Release(c)
+          \/ ApplyApp(c) \/ ApplyRen(c) \/ GiveUpApp(c) \/ GiveUpRen(c) \/ Crash(c)
+
+\* Time does not stop, the server keeps applying what live clients wait for, and
+\* waiters keep reading and taking over when allowed.  Holders get no fairness (they
+\* may pause for ever).  Fairness is on the server as a whole and on the waiters as a
+\* whole, weaker than per-client fairness (so the check is stronger) and much cheaper
+\* for TLC.
+ServerWork == \E c \in Clients : ApplyApp(c) \/ ApplyRen(c)
+WaiterWork == \E c \in Clients : Read(c) \/ Takeover(c)
+Fairness == WF_vars(Tick) /\ WF_vars(ServerWork) /\ WF_vars(WaiterWork)
+
+Spec == Init /\ [][Next]_vars /\ Fairness
+
+(***************************************************************************)
+(* Properties.                                                             *)
+(***************************************************************************)
+TypeOK ==
+    /\ doc \in [owner : Ids \cup {NoId}, lease : Ids \cup {NoId}, holds : 0..MaxHolds,
+                token : 0..(Cardinality(Clients) + 1)]
+    /\ wall \in [age : 0..WallCap, fwd : 0..MaxForward]
+    /\ cs \in [Clients -> ClientState]
+    /\ net \subseteq Requests
+    /\ faults \in [crash : 0..MaxCrashes, lost : 0..MaxLost]
+    /\ lastGranted = doc.token
+    /\ tokensOk \in BOOLEAN /\ lateWrite \in BOOLEAN
+
+\* At any instant at most one client's isHeld() is true.
+AtMostOneBeliever ==
+    \A c, d \in Clients : c # d => ~(IsHeld(c) /\ IsHeld(d))
+
+\* Every grant's token is above all earlier ones; no holder has a token beyond the last.
+TokensGrow ==
+    /\ tokensOk
+    /\ \A c \in Clients : cs[c].mode = "Hold" => cs[c].tok <= lastGranted
+
+\* Fencing: whoever believes it holds carries the newest token.
+BelieverHasNewestToken ==
+    \A c \in Clients : IsHeld(c) => cs[c].tok = doc.token
+
+\* No write other than a grant changed the document without carrying its current
+\* owner id and lease id.
+NoLateWrite == ~lateWrite
+
+HeldByLiveHolder ==
+    /\ doc.holds > 0
+    /\ \E c \in Clients : cs[c].mode = "Hold" /\ cs[c].att = doc.owner
+Waiting == \E c \in Clients : cs[c].mode \in {"Wait", "Acq", "Abandon"}
+
+\* Free (or held by a crashed or departed attempt) while a live client waits:
+\* eventually a live client holds it and knows it (or no live client waits any more:
+\* a waiter stops waiting only by being granted the lock or by crashing).
+FreeEventuallyGranted ==
+    (Waiting /\ ~HeldByLiveHolder) ~> (HeldByLiveHolder \/ ~Waiting)
+=============================================================================
