@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code tryAcquire} retried every minute by a scheduled job also takes a dead holder's lock over.
  * Forgetting a sighting is always safe (it only delays a takeover), which bounds the memory. Thread-safe.
  */
-final class LeaseWatch {
+public final class LeaseWatch {
 
     /** How much longer than a lease a waiter watches an unchanged lock before taking it over. */
     static final int DRIFT_MARGIN_PERCENT = 3;
@@ -32,6 +32,9 @@ final class LeaseWatch {
     }
 
     private final ConcurrentHashMap<String, Watched> watched = new ConcurrentHashMap<>();
+
+    LeaseWatch() {
+    }
 
     /**
      * Records a sighting made at {@code seenAtNanos} (taken after the read's answer arrived: the state
@@ -60,6 +63,15 @@ final class LeaseWatch {
         long lease = LockArguments.saturatedNanos(holderLease);
         long margin = lease / 100 * DRIFT_MARGIN_PERCENT;
         return lease > Long.MAX_VALUE - margin ? Long.MAX_VALUE : lease + margin;
+    }
+
+    /**
+     * How long a lock must stay unchanged before a waiter may take it over: the holder's lease plus
+     * the drift margin. Stores use it for the fast path too, so that a holder whose clock runs slow
+     * (within the stated drift) is covered there as well (found by the TLA+ model, spec/README.md).
+     */
+    public static Duration watchPeriod(Duration holderLease) {
+        return Duration.ofNanos(takeoverAfterNanos(holderLease));
     }
 
     /** Drops sightings nobody looked at for two takeover periods: they would take as long to rebuild. */

@@ -31,6 +31,7 @@ import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.Sighting;
 import java.time.Duration;
@@ -108,9 +109,10 @@ public final class MongoLockStore implements LockStore {
     static final String RENEWED_AT = "renewedAt";
 
     /**
-     * The fast path: a lease that ended, by the database's clock, more than this long ago (and more than
-     * its own length ago) is taken over at once. It assumes the database's clock never steps forward by
-     * this much between a renewal and a waiter's read; smaller steps, and any step back, are harmless.
+     * The fast path: a lock left unrenewed, by the database's clock, for its lease + 3 % and then more than
+     * this (and more than its lease) is taken over at once. It assumes the database's clock never steps
+     * forward by max(this, the lease) between a renewal and a waiter's read; smaller steps, and any step
+     * back, are harmless.
      */
     public static final Duration LONG_AGO = Duration.ofMinutes(1);
 
@@ -254,8 +256,11 @@ public final class MongoLockStore implements LockStore {
         Date serverNow = state.getDate(SERVER_NOW);
         boolean endedLongAgo = false;
         if (serverNow != null && renewedAt instanceof Date renewed && number(state, HOLDS) > 0) {
-            long endedMsAgo = serverNow.getTime() - (renewed.getTime() + leaseMs);
-            endedLongAgo = endedMsAgo > Math.max(LONG_AGO.toMillis(), leaseMs);
+            // Unrenewed for the waiter's own watch period (lease + drift margin) and then max(1 min, lease)
+            // more: only a forward step of the database's clock of at least that much could fake it.
+            long watchMs = LeaseWatch.watchPeriod(Duration.ofMillis(leaseMs)).toMillis();
+            long unrenewedMs = serverNow.getTime() - renewed.getTime();
+            endedLongAgo = unrenewedMs > watchMs + Math.max(LONG_AGO.toMillis(), leaseMs);
         }
         String owner = state.getString(OWNER);
         String leaseId = state.getString(LEASE_ID);
