@@ -364,12 +364,8 @@ public final class MongoLockStore implements LockStore {
             throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
         } catch (MongoException failure) {
-            // Server selection and connection failures happen before anything is sent; an operation
-            // timeout (a MongoTimeoutException too) may strike after the write was applied.
-            boolean neverSent = (failure instanceof MongoTimeoutException && !(failure instanceof MongoOperationTimeoutException))
-                    || failure instanceof MongoSocketOpenException;
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
-                    + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent);
+                    + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent(failure));
         } catch (IllegalStateException clientClosed) {
             // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
             boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
@@ -377,6 +373,23 @@ public final class MongoLockStore implements LockStore {
                     + clientClosed.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
                     clientClosed, !closedBeforeSending);
         }
+    }
+
+    /**
+     * Whether a failure certainly happened before the request left the client: server selection and
+     * connection failures. An operation timeout may strike after the write was applied, except while it
+     * was still waiting for a server or a connection (the driver's messages for those two waits, which
+     * under {@code timeoutMS} come as {@link MongoOperationTimeoutException} without a cause).
+     */
+    static boolean neverSent(MongoException failure) {
+        if (failure instanceof MongoSocketOpenException) {
+            return true;
+        }
+        if (failure instanceof MongoOperationTimeoutException) {
+            String message = String.valueOf(failure.getMessage());
+            return message.contains("waiting for a server") || message.contains("waiting for a connection");
+        }
+        return failure instanceof MongoTimeoutException;
     }
 
     /** What the user should do about a failure, as specific as the error allows. */

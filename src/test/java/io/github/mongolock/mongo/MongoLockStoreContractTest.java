@@ -118,4 +118,13 @@ class MongoLockStoreContractTest extends LockStoreContract {
             assertTrue(plain.inspect("job").isEmpty());
         }
     }
+
+    @Test
+    void aTimeoutWhileStillWaitingForAServerMeansTheRequestWasNeverSent() {
+        assertTrue(MongoLockStore.neverSent(new com.mongodb.MongoOperationTimeoutException(
+                "Timed out while waiting for a server that matches ReadPreferenceServerSelector{readPreference=primary}.")));
+        assertTrue(MongoLockStore.neverSent(new com.mongodb.MongoTimeoutException("Timed out while waiting for a connection")));
+        assertFalse(MongoLockStore.neverSent(new com.mongodb.MongoOperationTimeoutException("Operation exceeded the timeout limit.")),
+                "a timeout while waiting for the answer: the write may have been applied");
+    }
 }
