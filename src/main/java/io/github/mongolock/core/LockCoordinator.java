@@ -8,20 +8,18 @@ import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
-import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
- * local wake-ups and jittered backoff, fresh acquisition, lease renewal and shutdown; what the owner
- * does to a held lock afterwards lives in {@link OwnedLocks}.
+ * local wake-ups and jittered backoff, lease renewal and shutdown. The store side of a fresh attempt
+ * (the waiter's lease rule, the takeover, the clean-up) lives in {@link FreshAttempts}, and what the
+ * owner does to a held lock afterwards in {@link OwnedLocks}.
  *
  * <p><b>Owners.</b> Every fresh acquisition writes an owner id of its own,
  * {@code <ownerPrefix>:<acquisition number>}; {@code ownerPrefix} must be unique per coordinator (it
@@ -49,8 +47,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final Duration defaultWait;
     private final MonotonicClock clock;
     private final RetryBackoff backoff;
-    private final AtomicLong acquisitions = new AtomicLong();
-    private final LeaseWatch watch = new LeaseWatch();
+    private final FreshAttempts fresh;
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LockEvents events;
     private final OwnedLocks owned;
@@ -82,6 +79,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events);
+        this.fresh = new FreshAttempts(store, clock, ownerPrefix);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
             public void released(String name) {
@@ -178,16 +176,17 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     }
                     continue; // released from another thread meanwhile: acquire afresh
                 }
-                FreshAttempt busy;
+                FreshAttempts.Outcome busy;
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
-                    busy = FreshAttempt.busy(Optional.of(current.owner), null);
+                    busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null);
                 } else {
-                    busy = acquireFresh(name, lease);
-                    if (busy.hold() != null) {
-                        outcome = Optional.of(busy.hold());
+                    FreshAttempt tried = acquireFresh(name, lease);
+                    if (tried.hold() != null) {
+                        outcome = Optional.of(tried.hold());
                         return outcome;
                     }
+                    busy = tried.busy();
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(feedListener);
@@ -216,14 +215,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /**
-     * What {@link #acquireFresh} found: the registered hold; or who holds the lock, when a takeover
-     * becomes due if it stays unchanged, and by when to look again.
-     */
-    private record FreshAttempt(LockHold hold, Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
-        static FreshAttempt busy(Optional<String> holder, Duration takeoverDueIn) {
-            return new FreshAttempt(null, holder, takeoverDueIn, takeoverDueIn);
-        }
+    /** What {@link #acquireFresh} found: the registered hold, or what the store said of the lock held elsewhere. */
+    private record FreshAttempt(LockHold hold, FreshAttempts.Outcome busy) {
     }
 
     private Optional<LockSession> reenter(HeldLock current) {
@@ -242,8 +235,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     /**
-     * One fresh attempt under an owner id of its own. The registration happens inside the call gate,
-     * so close() either refuses the attempt or sees (and releases) what it was granted.
+     * One fresh attempt. The registration happens inside the call gate, so close() either refuses the
+     * attempt or sees (and releases) what it was granted.
      */
     private FreshAttempt acquireFresh(String name, Duration lease) {
         if (!calls.enterAcquisition()) {
@@ -251,28 +244,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         LockHold hold;
         try {
-            String owner = ownerPrefix + ":" + acquisitions.incrementAndGet();
-            long sentAt = clock.nanoTime();
-            AcquireAttempt result = attemptFresh(name, owner, () -> store.tryAcquire(name, owner, lease));
-            if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
-                Sighting sighting = busy.sighting().get();
-                long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
-                if (dueIn > 0) {
-                    // Look again well within the holder's renewal interval (lease/3): a crash is then seen within
-                    // a fifth of a lease of the last renewal, and the takeover follows lease + 3 % after that,
-                    // inside lease + one renewal interval of the crash.
-                    Duration freshness = sighting.holderLease().dividedBy(5);
-                    Duration due = Duration.ofNanos(dueIn);
-                    return new FreshAttempt(null, busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness);
-                }
-                sentAt = clock.nanoTime();
-                result = attemptFresh(name, owner, () -> store.takeOver(name, owner, lease, sighting));
+            FreshAttempts.Outcome outcome = fresh.attempt(name, lease);
+            if (!outcome.isGranted()) {
+                return new FreshAttempt(null, outcome);
             }
-            if (!(result instanceof AcquireAttempt.Granted granted)) {
-                return FreshAttempt.busy(((AcquireAttempt.Busy) result).holder(), null);
-            }
-            watch.forget(name);
-            hold = owned.register(this, name, owner, lease, granted, sentAt);
+            hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos());
             renewer.tracked(hold.lock());
         } finally {
             calls.exit();
@@ -288,32 +264,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             }
             throw closing;
         }
-        return new FreshAttempt(hold, Optional.empty(), null, null);
-    }
-
-    /**
-     * One fresh attempt ({@link LockStore#tryAcquire} or {@link LockStore#takeOver}). When the store
-     * fails, the outcome is unknown (the write may have landed); owner ids are unique per attempt, so
-     * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
-     * instead of blocking others until its lease runs out.
-     */
-    private AcquireAttempt attemptFresh(String name, String owner, Supplier<AcquireAttempt> attempt) {
-        try {
-            return attempt.get();
-        } catch (LockStoreException | LockInterruptedException failure) {
-            if (failure instanceof LockStoreException store && !store.outcomeUnknown()) {
-                throw failure; // never reached MongoDB: nothing to clean up
-            }
-            try {
-                OwnedLocks.withoutInterrupt(() -> {
-                    store.abandon(name, owner);
-                    return null;
-                });
-            } catch (LockException cleanupFailed) {
-                failure.addSuppressed(cleanupFailed);
-            }
-            throw failure;
-        }
+        return new FreshAttempt(hold, null);
     }
 
     boolean isHeld(HeldLock lock) {
@@ -367,7 +318,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return new LockException("This lock manager (" + ownerPrefix + ") is closed: create a new one to acquire locks.");
     }
 
-    private LockTimeoutException timeout(String name, Duration wait, FreshAttempt busy) {
+    private LockTimeoutException timeout(String name, Duration wait, FreshAttempts.Outcome busy) {
         StringBuilder message = new StringBuilder("Lock \"").append(name).append("\" was not acquired within ")
                 .append(wait).append(": it is held by ").append(busy.holder().orElse("another owner"));
         if (busy.takeoverDueIn() != null) {

@@ -1,0 +1,97 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockStoreException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A coordinator's fresh acquisitions at the store: one attempt under an owner id of its own, the
+ * waiter's lease rule ({@link LeaseWatch}) when the lock is held elsewhere, the takeover once that rule
+ * allows it, and the clean-up of an attempt whose outcome is unknown. Registration, the call gate and
+ * events stay with the coordinator. Thread-safe.
+ */
+final class FreshAttempts {
+
+    /**
+     * What one attempt found: a grant (with the owner id it was made under and when the request was
+     * sent), or who holds the lock, when a takeover becomes due if it stays unchanged, and by when to
+     * look again (each null when unknown).
+     */
+    record Outcome(String owner, AcquireAttempt.Granted granted, long sentAtNanos,
+                   Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
+
+        static Outcome busy(Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
+            return new Outcome(null, null, 0, holder, takeoverDueIn, retryBy);
+        }
+
+        boolean isGranted() {
+            return granted != null;
+        }
+    }
+
+    private final LockStore store;
+    private final MonotonicClock clock;
+    private final String ownerPrefix;
+    private final AtomicLong acquisitions = new AtomicLong();
+    private final LeaseWatch watch = new LeaseWatch();
+
+    FreshAttempts(LockStore store, MonotonicClock clock, String ownerPrefix) {
+        this.store = store;
+        this.clock = clock;
+        this.ownerPrefix = ownerPrefix;
+    }
+
+    Outcome attempt(String name, Duration lease) {
+        String owner = ownerPrefix + ":" + acquisitions.incrementAndGet();
+        long sentAt = clock.nanoTime();
+        AcquireAttempt result = cleaningUp(name, owner, () -> store.tryAcquire(name, owner, lease));
+        if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
+            Sighting sighting = busy.sighting().get();
+            long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
+            if (dueIn > 0) {
+                // Look again well within the holder's renewal interval (lease/3): a crash is then seen within
+                // a fifth of a lease of the last renewal, and the takeover follows lease + 3 % after that,
+                // inside lease + one renewal interval of the crash.
+                Duration freshness = sighting.holderLease().dividedBy(5);
+                Duration due = Duration.ofNanos(dueIn);
+                return Outcome.busy(busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness);
+            }
+            sentAt = clock.nanoTime();
+            result = cleaningUp(name, owner, () -> store.takeOver(name, owner, lease, sighting));
+        }
+        if (!(result instanceof AcquireAttempt.Granted granted)) {
+            return Outcome.busy(((AcquireAttempt.Busy) result).holder(), null, null);
+        }
+        watch.forget(name);
+        return new Outcome(owner, granted, sentAt, Optional.empty(), null, null);
+    }
+
+    /**
+     * Runs one store attempt ({@link LockStore#tryAcquire} or {@link LockStore#takeOver}). When the store
+     * fails, the outcome is unknown (the write may have landed); owner ids are unique per attempt, so
+     * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
+     * instead of blocking others until its lease runs out.
+     */
+    private AcquireAttempt cleaningUp(String name, String owner, Supplier<AcquireAttempt> attempt) {
+        try {
+            return attempt.get();
+        } catch (LockStoreException | LockInterruptedException failure) {
+            if (failure instanceof LockStoreException unreachable && !unreachable.outcomeUnknown()) {
+                throw failure; // never reached MongoDB: nothing to clean up
+            }
+            try {
+                OwnedLocks.withoutInterrupt(() -> {
+                    store.abandon(name, owner);
+                    return null;
+                });
+            } catch (LockException cleanupFailed) {
+                failure.addSuppressed(cleanupFailed);
+            }
+            throw failure;
+        }
+    }
+}
