@@ -29,9 +29,12 @@ import java.lang.annotation.Target;
  * the deployment with a message naming the method. Wait and lease times can be overridden per method
  * or class through MicroProfile Config (see the README, "CDI integration").
  *
- * <p>The lock is held by (the application's {@link LockManager}, the calling thread): nested
- * {@code @Locked} calls with the same name on the same thread re-enter. A method returning a
- * {@link java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
+ * <p>The lock belongs to the call: nested {@code @Locked} calls with the same name made while the
+ * method runs (on its thread) re-enter; any other call waits or is skipped, even a later one on the
+ * same pooled thread. A method returning a {@link java.util.concurrent.CompletionStage} keeps the lock
+ * until the stage completes; once it has returned the unfinished stage, its hold is detached from the
+ * thread (see {@link LockSession#detach()}). A class-level binding never locks {@code toString()},
+ * {@code hashCode()} or {@code equals(Object)}.
  */
 @InterceptorBinding
 @Inherited
