@@ -241,6 +241,12 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
          * @throws LockConfigurationException naming the setting and value that are wrong
          */
         public Builder validate() {
+            checkArguments();
+            checkedDatabase(uri == null ? null : parse(uri));
+            return this;
+        }
+
+        private void checkArguments() {
             LockArguments.checkLease(leaseTime, "leaseTime");
             LockArguments.checkWait(waitTime, "waitTime");
             LockArguments.storeTimeoutProblem(storeTimeout).ifPresent(rule -> {
@@ -249,14 +255,17 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             if (instanceId != null) {
                 checkInstanceId(instanceId);
             }
-            ConnectionString connection = uri == null ? null : parse(uri);
+        }
+
+        /** The lock collection's database (given, or named in the URI), checked with the collection name. */
+        private String checkedDatabase(ConnectionString connection) {
             String databaseName = database != null ? database : connection != null ? connection.getDatabase() : null;
             if (databaseName == null) {
                 throw new LockConfigurationException("No database given for the lock collection: call database(\"...\")"
                         + " or name one in the URI (mongodb://host/<database>).");
             }
             checkNamespace(databaseName, collection);
-            return this;
+            return databaseName;
         }
 
         /** @throws LockConfigurationException naming the setting and value that are wrong */
@@ -266,10 +275,10 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                         ? "No MongoDB connection given: call uri(\"mongodb://...\") or client(mongoClient) on the builder."
                         : "Both client(...) and uri(...) were given: use one of them.");
             }
-            validate();
-            String id = instanceId == null ? defaultInstanceId() : instanceId;
+            checkArguments();
             ConnectionString connection = uri == null ? null : parse(uri);
-            String databaseName = database != null ? database : connection != null ? connection.getDatabase() : null;
+            String databaseName = checkedDatabase(connection);
+            String id = instanceId == null ? defaultInstanceId() : instanceId;
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
             MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
