@@ -1,5 +1,6 @@
 package io.github.mongolock.core;
 
+import static io.github.mongolock.testing.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,14 +46,6 @@ class PushWakeUpTest {
                 Duration.ofSeconds(30), MonotonicClock.system(), List.of(), feed, backoff);
         closeables.add(coordinator);
         return coordinator;
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-            Thread.sleep(10);
-        }
     }
 
     /** Holder releases while the waiter is parked; returns how long after the release the waiter had the lock. */

@@ -1,5 +1,6 @@
 package io.github.mongolock.mongo;
 
+import static io.github.mongolock.testing.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,10 +17,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -48,14 +47,6 @@ class MongoReleaseFeedTest {
         MongoReleaseFeed feed = new MongoReleaseFeed(streams, "test.locks", "test-feed", maxAwaitMs);
         feeds.add(feed);
         return feed;
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-            Thread.sleep(5);
-        }
     }
 
     private static MongoCommandException commandError(int code, String name) {
