@@ -16,6 +16,8 @@ import java.util.List;
  * @param locksHeldAtEnd       locks still held after the run, once a lease time had passed
  * @param pauseViolations      paused holders that were not told of the loss, or that disturbed the next holder
  * @param maxRecoveryNanos     the longest time from a fault to the next section on its lock (outage: on any lock)
+ * @param maxRecoveryFromWatchNanos the same, counted from the later of the fault and the first waiter's arrival
+ *                             at the lock (see {@link HistoryChecker}): what the lease rule bounds
  * @param unrecovered          faults after which the lock was never acquired again
  * @param maxIdleGapNanos      the longest time a lock stayed unused between two sections
  * @param storeFailures        acquires that threw {@link io.github.mongolock.LockStoreException}
@@ -28,7 +30,7 @@ import java.util.List;
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,
                    long lostUpdates, long unfencedLostUpdates, int locksHeldAtEnd, int pauseViolations,
-                   long maxRecoveryNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
+                   long maxRecoveryNanos, long maxRecoveryFromWatchNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
                    long maxStoreFailureNanos, int takenFromLiveHolders, LifecycleFigures lifecycle,
                    List<String> problems) {
 

@@ -78,10 +78,14 @@ final class CriticalSection {
     }
 
 
-    /** Records the section's start, before its work; returns the start time. */
-    long begin(LockSession session) {
+    /**
+     * Records the section's start, before its work; returns the start time.
+     *
+     * @param askedAt when the acquire call that granted the session began
+     */
+    long begin(LockSession session, long askedAt) {
         long start = System.nanoTime();
-        history.started(session.name(), session.fencingToken(), session.owner(), start);
+        history.started(session.name(), session.fencingToken(), session.owner(), start, askedAt);
         return start;
     }
 

@@ -128,7 +128,7 @@ final class HandoverWorkload {
             closeQuietly(session);
             return;
         }
-        long start = section.begin(session);
+        long start = section.begin(session, askedAt);
         session.detach();
         String key = thread + "|" + lock;
         long token = session.fencingToken();

@@ -37,7 +37,12 @@ import java.util.stream.Collectors;
  * of two sightings of the next grant: the harness's poll of the lock document (see
  * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
  * lock in another process; after an outage, of any lock). After a kill or a pause another process
- * must have run a section of that lock.</li>
+ * must have run a section of that lock. <b>Recovery from the watch</b> counts the same grant from
+ * the later of the SIGSTOP and the moment the first waiter in another process began waiting for the
+ * lock (the earliest acquire call on it, granted or not, still under way at the SIGSTOP or begun
+ * after it): a waiter cannot see a lock held before it asks, and the lease rule promises the grant
+ * within a bound of the waiter first seeing the lock held. Where a waiter was there all along, the
+ * two are the same.</li>
  * <li><b>Clock steps</b> of the database are recorded as faults but have no recovery of their own:
  * a step that handed a live holder's lock to another shows as an overlap or a token-order violation,
  * one that kept a dead holder's lock blocked as the slow recovery of a kill made while it held.</li>
@@ -88,6 +93,7 @@ final class HistoryChecker {
         }
         int pauseViolations = 0;
         long maxRecovery = -1;
+        long maxRecoveryFromWatch = -1;
         int unrecovered = 0;
         Set<String> pausedSections = new HashSet<>();
         for (FaultEvent fault : faults) {
@@ -111,6 +117,7 @@ final class HistoryChecker {
                 // behind a busy MongoDB) and the next section's recorded start. The earlier bounds it.
                 long seen = next.map(section -> Math.min(section.start(), fault.recoveredAt())).orElse(fault.recoveredAt());
                 maxRecovery = Math.max(maxRecovery, seen - fault.recoveryFrom());
+                maxRecoveryFromWatch = Math.max(maxRecoveryFromWatch, seen - watchedFrom(fault, seen, sections, failures));
             }
             if (fault.kind() == FaultEvent.Kind.PAUSE) {
                 pauseViolations += checkPause(fault, byLock.getOrDefault(fault.lock(), List.of()), failures,
@@ -138,7 +145,7 @@ final class HistoryChecker {
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
-                locksHeldAtEnd, pauseViolations, maxRecovery, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
+                locksHeldAtEnd, pauseViolations, maxRecovery, maxRecoveryFromWatch, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
                 takenFromLive, figures, List.copyOf(problems));
     }
 
@@ -231,6 +238,37 @@ final class HistoryChecker {
             busyUntil = busyUntil == Long.MIN_VALUE ? section.end() : Math.max(busyUntil, section.end());
         }
         return maxGap;
+    }
+
+    /**
+     * Where recovery from the watch counts from: the later of the fault and the start of the earliest
+     * acquire call of another process on the victim's lock still under way at the fault or begun after
+     * it, before the grant was seen. An outage counts from MongoDB's return, as its recovery does.
+     */
+    private static long watchedFrom(FaultEvent fault, long grantSeen, List<SectionRecord> sections,
+                                    List<AcquireFailure> failures) {
+        if (fault.kind() == FaultEvent.Kind.OUTAGE) {
+            return fault.recoveryFrom();
+        }
+        long earliest = Long.MAX_VALUE;
+        for (SectionRecord section : sections) {
+            // A granted call ends when acquire returned, which is the section's start.
+            if (waitedFor(fault, section.process(), section.lock(), section.askedAt(), section.start(), grantSeen)) {
+                earliest = Math.min(earliest, section.askedAt());
+            }
+        }
+        for (AcquireFailure failure : failures) {
+            if (waitedFor(fault, failure.process(), failure.lock(), failure.askedAt(), failure.failedAt(), grantSeen)) {
+                earliest = Math.min(earliest, failure.askedAt());
+            }
+        }
+        return earliest == Long.MAX_VALUE ? fault.at() : Math.max(fault.at(), earliest);
+    }
+
+    private static boolean waitedFor(FaultEvent fault, String process, String lock, long askedAt, long returnedAt,
+                                     long grantSeen) {
+        return lock.equals(fault.lock()) && !process.equals(fault.process()) && askedAt - grantSeen <= 0
+                && returnedAt - fault.at() >= 0;
     }
 
     /** The first section after the fault: of the victim's lock in another process, or of any lock after an outage. */

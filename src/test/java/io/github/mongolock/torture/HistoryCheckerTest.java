@@ -96,6 +96,28 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void recoveryFromTheWatchStartsWhenTheFirstWaiterAskedIfThatWasAfterTheStop() {
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "a", 1, 100, 105, 150, 3000);
+        SectionRecord victim = killed("p", 1, 0, 150);
+        SectionRecord next = new SectionRecord("q", "a", 2, "q:n:2", 3000, 3100, false, WriteOutcome.ACCEPTED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.OK, false, 1000);
+        // Nobody in another process asked for the lock before 1000 (its earlier call timed out before the stop).
+        List<AcquireFailure> before = List.of(new AcquireFailure("q", "a", "TIMEOUT", 0, 90));
+        CheckReport late = HistoryChecker.check(List.of(victim, next), before, List.of(kill), EXACT, 0, false);
+        assertEquals(2900, late.maxRecoveryNanos());
+        assertEquals(2000, late.maxRecoveryFromWatchNanos());
+        // A waiter of another process (granted or not) was there at the stop: counted from the stop.
+        List<AcquireFailure> across = List.of(new AcquireFailure("r", "a", "TIMEOUT", 50, 1200));
+        assertEquals(2900, HistoryChecker.check(List.of(victim, next), across, List.of(kill), EXACT, 0, false)
+                .maxRecoveryFromWatchNanos());
+        // The victim's own threads and other locks' waiters do not count.
+        List<AcquireFailure> unrelated = List.of(new AcquireFailure("p", "a", "TIMEOUT", 50, 1200),
+                new AcquireFailure("r", "b", "TIMEOUT", 50, 1200));
+        assertEquals(2000, HistoryChecker.check(List.of(victim, next), unrelated, List.of(kill), EXACT, 0, false)
+                .maxRecoveryFromWatchNanos());
+    }
+
+    @Test
     void aClockStepHasNoRecoveryOfItsOwnButWhatItBreaksIsFound() {
         FaultEvent ahead = FaultEvent.clockStep(4500, 0, 1300, 3000);
         FaultEvent behind = FaultEvent.clockStep(-7500, 3000, 4300, 6000);

@@ -61,17 +61,20 @@ final class HistoryReader {
                 switch (f[0]) {
                     case "S" -> open.put(f[1] + "#" + f[2], new SectionRecord(process, f[1], Long.parseLong(f[2]), f[3],
                             Long.parseLong(f[4]), Long.MAX_VALUE, true, SectionRecord.WriteOutcome.NONE,
-                            SectionRecord.WriteOutcome.NONE, false, SectionRecord.CloseOutcome.NONE, false));
+                            SectionRecord.WriteOutcome.NONE, false, SectionRecord.CloseOutcome.NONE, false,
+                            f.length > 5 ? Long.parseLong(f[5]) : Long.parseLong(f[4])));
                     case "W" -> open.computeIfPresent(f[1] + "#" + f[2], (key, started) -> new SectionRecord(process,
                             started.lock(), started.token(), started.owner(), started.start(), Long.parseLong(f[3]), false,
                             SectionRecord.WriteOutcome.valueOf(f[4]), SectionRecord.WriteOutcome.valueOf(f[5]),
-                            Boolean.parseBoolean(f[6]), SectionRecord.CloseOutcome.NONE, false));
+                            Boolean.parseBoolean(f[6]), SectionRecord.CloseOutcome.NONE, false, started.askedAt()));
                     case "E" -> {
-                        open.remove(f[1] + "#" + f[2]);
-                        sections.add(new SectionRecord(process, f[1], Long.parseLong(f[2]), f[3], Long.parseLong(f[4]),
+                        SectionRecord started = open.remove(f[1] + "#" + f[2]);
+                        long start = Long.parseLong(f[4]);
+                        sections.add(new SectionRecord(process, f[1], Long.parseLong(f[2]), f[3], start,
                                 Long.parseLong(f[5]), false, SectionRecord.WriteOutcome.valueOf(f[6]),
                                 SectionRecord.WriteOutcome.valueOf(f[7]), Boolean.parseBoolean(f[8]),
-                                SectionRecord.CloseOutcome.valueOf(f[9]), Boolean.parseBoolean(f[10])));
+                                SectionRecord.CloseOutcome.valueOf(f[9]), Boolean.parseBoolean(f[10]),
+                                started == null ? start : started.askedAt()));
                     }
                     case "A" -> failures.add(new AcquireFailure(process, f[1], f[2], Long.parseLong(f[3]),
                             Long.parseLong(f[4])));

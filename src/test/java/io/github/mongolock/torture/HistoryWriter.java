@@ -29,8 +29,9 @@ final class HistoryWriter implements AutoCloseable {
         }
     }
 
-    void started(String lock, long token, String owner, long start) {
-        line("S\t" + lock + "\t" + token + "\t" + owner + "\t" + start);
+    /** @param askedAt when the acquire call that granted it began */
+    void started(String lock, long token, String owner, long start, long askedAt) {
+        line("S\t" + lock + "\t" + token + "\t" + owner + "\t" + start + "\t" + askedAt);
     }
 
     /** The work is over and {@code close()} comes next: if the process dies in it, the section still ended here. */

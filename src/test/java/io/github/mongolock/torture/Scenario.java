@@ -38,13 +38,15 @@ enum Scenario {
     }
 
     /**
-     * The recovery time the scenario must stay within, or null where the issue sets none. A killed
-     * or paused holder's lease ends at most one lease after its last renewal; the next holder must
-     * have it within lease + one renewal interval of the SIGSTOP.
+     * The recovery time the scenario must stay within, counted from the later of the SIGSTOP and the
+     * first waiter's arrival (see {@link HistoryChecker}), or null where the issue sets none: lease +
+     * renewal interval, plus one of the waiter's polls. The holder's last renewal came at most a
+     * renewal interval before the SIGSTOP; a waiter sees that state within one poll and takes the lock
+     * over once it has seen it unchanged for lease + 3 % (which the renewal interval covers).
      */
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
-            case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval());
+            case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
             default -> null;
         };
     }

@@ -16,10 +16,18 @@ package io.github.mongolock.torture;
  * @param heldAtEnd   {@code isHeld()} asked right after {@code end}
  * @param close       what {@code close()} did; NONE when the process died before or inside it
  * @param listenerLost whether a LEASE_LOST event for this token reached the worker's listener
+ * @param askedAt     when the {@code acquire} call that granted it began (its wait started there)
  */
 record SectionRecord(String process, String lock, long token, String owner, long start, long end, boolean open,
                      WriteOutcome write, WriteOutcome plainWrite, boolean heldAtEnd, CloseOutcome close,
-                     boolean listenerLost) {
+                     boolean listenerLost, long askedAt) {
+
+    /** A section whose acquire call is taken to have returned at once (histories that did not record it, fixtures). */
+    SectionRecord(String process, String lock, long token, String owner, long start, long end, boolean open,
+                  WriteOutcome write, WriteOutcome plainWrite, boolean heldAtEnd, CloseOutcome close,
+                  boolean listenerLost) {
+        this(process, lock, token, owner, start, end, open, write, plainWrite, heldAtEnd, close, listenerLost, start);
+    }
 
     enum WriteOutcome {
         /** The counter took the write. */
@@ -55,6 +63,6 @@ record SectionRecord(String process, String lock, long token, String owner, long
 
     SectionRecord endedByDeath(long deathNanos) {
         return new SectionRecord(process, lock, token, owner, start, deathNanos, true, WriteOutcome.NONE,
-                WriteOutcome.NONE, false, CloseOutcome.NONE, false);
+                WriteOutcome.NONE, false, CloseOutcome.NONE, false, askedAt);
     }
 }

@@ -23,6 +23,11 @@ record TortureConfig(String name, int workers, int threads, int locks, Duration 
         return "long".equalsIgnoreCase(System.getProperty("mongolock.torture", "short")) ? LONG : SHORT;
     }
 
+    /** How often a waiter looks again at a lock held elsewhere while it watches the lease: a fifth of the lease. */
+    Duration waiterPoll() {
+        return lease.dividedBy(5);
+    }
+
     /** How often a holder renews: a third of the lease. */
     Duration renewalInterval() {
         return lease.dividedBy(3);

@@ -243,7 +243,7 @@ public final class TortureWorker {
                 CriticalSection.pause(20_000);
                 continue;
             }
-            section.finish(session, section.begin(session));
+            section.finish(session, section.begin(session, askedAt));
             sections.incrementAndGet();
         }
     }
