@@ -2,7 +2,7 @@ package io.github.mongolock.core;
 
 import java.util.Optional;
 
-/** The outcome of one {@link LockStore#tryAcquire} or {@link LockStore#takeOver} call. */
+/** The outcome of one {@link LockStore#tryAcquire}, {@link LockStore#takeOver} or {@link LockStore#handOver} call. */
 public sealed interface AcquireAttempt {
 
     /**
@@ -13,16 +13,18 @@ public sealed interface AcquireAttempt {
     }
 
     /**
-     * Another owner holds the lock. {@code sighting} is what the store read of it, when it read it:
-     * the waiter's lease rule works on it; without one the waiter just tries again.
+     * Another owner holds the lock, or it is free but queued for another manager. {@code sighting} is
+     * what the store read of it, when it read it: the waiter's lease rule works on it; without one the
+     * waiter just tries again. {@code queued}: the read showed the asking manager in the lock's queue of
+     * waiting managers (false when unknown).
      */
-    record Busy(Optional<Sighting> sighting) implements AcquireAttempt {
+    record Busy(Optional<Sighting> sighting, boolean queued) implements AcquireAttempt {
         public static Busy unknown() {
-            return new Busy(Optional.empty());
+            return new Busy(Optional.empty(), false);
         }
 
-        public static Busy seen(Sighting sighting) {
-            return new Busy(Optional.of(sighting));
+        public static Busy seen(Sighting sighting, boolean queued) {
+            return new Busy(Optional.of(sighting), queued);
         }
 
         public Optional<String> holder() {

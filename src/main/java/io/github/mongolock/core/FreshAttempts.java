@@ -18,14 +18,14 @@ final class FreshAttempts {
 
     /**
      * What one attempt found: a grant (with the owner id it was made under and when the request was
-     * sent), or who holds the lock, when a takeover becomes due if it stays unchanged, and by when to
-     * look again (each null when unknown).
+     * sent), or who holds the lock, when a takeover becomes due if it stays unchanged, by when to look
+     * again (each null when unknown), and whether the store showed this manager queued for the lock.
      */
     record Outcome(String owner, AcquireAttempt.Granted granted, long sentAtNanos,
-                   Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
+                   Optional<String> holder, Duration takeoverDueIn, Duration retryBy, boolean queued) {
 
-        static Outcome busy(Optional<String> holder, Duration takeoverDueIn, Duration retryBy) {
-            return new Outcome(null, null, 0, holder, takeoverDueIn, retryBy);
+        static Outcome busy(Optional<String> holder, Duration takeoverDueIn, Duration retryBy, boolean queued) {
+            return new Outcome(null, null, 0, holder, takeoverDueIn, retryBy, queued);
         }
 
         boolean isGranted() {
@@ -45,8 +45,13 @@ final class FreshAttempts {
         this.ownerPrefix = ownerPrefix;
     }
 
+    /** A new owner id of this manager: unique per acquisition, fresh or handed over. */
+    String nextOwner() {
+        return ownerPrefix + ":" + acquisitions.incrementAndGet();
+    }
+
     Outcome attempt(String name, Duration lease) {
-        String owner = ownerPrefix + ":" + acquisitions.incrementAndGet();
+        String owner = nextOwner();
         long sentAt = clock.nanoTime();
         AcquireAttempt result = cleaningUp(name, owner, () -> store.tryAcquire(name, owner, lease));
         if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
@@ -58,16 +63,17 @@ final class FreshAttempts {
                 // inside lease + one renewal interval of the crash.
                 Duration freshness = sighting.holderLease().dividedBy(5);
                 Duration due = Duration.ofNanos(dueIn);
-                return Outcome.busy(busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness);
+                return Outcome.busy(busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness, busy.queued());
             }
             sentAt = clock.nanoTime();
             result = cleaningUp(name, owner, () -> store.takeOver(name, owner, lease, sighting));
         }
         if (!(result instanceof AcquireAttempt.Granted granted)) {
-            return Outcome.busy(((AcquireAttempt.Busy) result).holder(), null, null);
+            AcquireAttempt.Busy busy = (AcquireAttempt.Busy) result;
+            return Outcome.busy(busy.holder(), null, null, busy.queued());
         }
         watch.forget(name);
-        return new Outcome(owner, granted, sentAt, Optional.empty(), null, null);
+        return new Outcome(owner, granted, sentAt, Optional.empty(), null, null, false);
     }
 
     /**

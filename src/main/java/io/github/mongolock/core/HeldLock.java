@@ -28,6 +28,8 @@ final class HeldLock {
     final long fencingToken;
     final String leaseId;
     final Duration lease;
+    /** How many grants in a row this manager gave itself by hand-over before this one (0: a fresh grant). */
+    final int streak;
     final ReentrantLock mutex = new ReentrantLock();
 
     /** Guarded by {@link #mutex}. */
@@ -44,6 +46,12 @@ final class HeldLock {
     private final ConcurrentHashMap<Thread, Integer> boundHolds = new ConcurrentHashMap<>();
 
     HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos) {
+        this(name, owner, granted, lease, requestSentAtNanos, 0);
+    }
+
+    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
+             int streak) {
+        this.streak = streak;
         this.name = name;
         this.owner = owner;
         this.fencingToken = granted.fencingToken();

@@ -8,6 +8,7 @@ import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -50,6 +51,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final FreshAttempts fresh;
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LockEvents events;
+    private final LocalWaiters waiters = new LocalWaiters();
     private final OwnedLocks owned;
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
@@ -78,8 +80,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.defaultWait = LockArguments.checkWait(defaultWait, "waitTime");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
-        this.owned = new OwnedLocks(store, clock, signals, events);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
+        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
             public void released(String name) {
@@ -159,7 +161,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         long start = clock.nanoTime();
         // Join before the first attempt so a release between that attempt and the park is seen.
         ReleaseSignals.Signal signal = waitNanos > 0 ? signals.join(name) : null;
+        LocalWaiters.Ticket ticket = waitNanos > 0 ? waiters.join(name, lease) : null;
         boolean woken = false;
+        boolean queued = false;
         Optional<LockSession> outcome = Optional.empty();
         try {
             for (int attempt = 0; ; attempt++) {
@@ -168,6 +172,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     throw interrupted(name, null);
                 }
                 long generation = signal == null ? 0 : signal.generation();
+                HeldLock handed = ticket == null ? null : ticket.takeGranted();
+                if (handed != null) {
+                    outcome = Optional.of(takeHandedOver(handed));
+                    return outcome;
+                }
                 HeldLock current = owned.get(name);
                 if (current != null && current.isBoundTo(caller)) {
                     outcome = reenter(current);
@@ -179,7 +188,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 FreshAttempts.Outcome busy;
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
-                    busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null);
+                    busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null, false);
                 } else {
                     FreshAttempt tried = acquireFresh(name, lease);
                     if (tried.hold() != null) {
@@ -190,10 +199,20 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(feedListener);
+                        queued |= queueUp(name, busy);
                     }
                 }
                 long left = waitNanos - (clock.nanoTime() - start);
                 if (left <= 0 || signal == null) {
+                    if (ticket != null) {
+                        // A hand-over may have landed while this caller gave up: then it has the lock after all.
+                        handed = leaveLine(name, ticket);
+                        ticket = null;
+                        if (handed != null) {
+                            outcome = Optional.of(takeHandedOver(handed));
+                            return outcome;
+                        }
+                    }
                     if (throwWhenBusy) {
                         throw timeout(name, wait, busy);
                     }
@@ -206,12 +225,102 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         } catch (InterruptedException interruptedWhileParked) {
             throw interrupted(name, interruptedWhileParked);
         } finally {
+            if (ticket != null) {
+                HeldLock handed = leaveLine(name, ticket);
+                if (handed != null) {
+                    // Handed over while this caller was leaving with an exception: it does not want it now.
+                    giveBack(handed);
+                }
+            }
             if (signal != null) {
                 if (woken && outcome.isEmpty()) {
                     signals.released(name); // leaving with a wake-up meant for a waiter: pass it on
                 }
                 signals.leave(name, signal);
             }
+            if (queued && outcome.isEmpty()) {
+                leaveQueue(name);
+            }
+        }
+    }
+
+    /** Leaves the line of this manager's waiters; returns a lock handed to the caller meanwhile, if any. */
+    private HeldLock leaveLine(String name, LocalWaiters.Ticket ticket) {
+        HeldLock handed = ticket.leave();
+        waiters.remove(name, ticket);
+        return handed;
+    }
+
+    /** A hold on a lock another caller of this manager handed to this one; bound to the calling thread. */
+    private LockSession takeHandedOver(HeldLock handed) {
+        LockHold hold = new LockHold(this, handed, 1);
+        events.fire(LockEvent.Kind.ACQUIRED, handed, 1);
+        if (closed) {
+            // close() began meanwhile: its sweep releases the lock, or this close() does.
+            LockException closing = closedException();
+            try {
+                hold.close();
+            } catch (LockException releaseFailed) {
+                closing.addSuppressed(releaseFailed);
+            }
+            throw closing;
+        }
+        return hold;
+    }
+
+    /** A lock handed to a caller that left with an exception meanwhile: released, or handed on. */
+    private void giveBack(HeldLock handed) {
+        try {
+            release(handed);
+        } catch (LockException releaseFailed) {
+            LOG.log(Level.DEBUG, "mongolock could not release lock {0} handed to a caller that had left: {1}",
+                    handed.name, releaseFailed.getMessage());
+        }
+    }
+
+    /**
+     * Puts this manager in the lock's queue when the store showed it missing there and the lock is not
+     * this manager's own (a grant to another of its callers not yet registered). A failure only costs
+     * fairness: the next attempt tries again.
+     *
+     * @return whether this manager is (or may be) in the queue now
+     */
+    private boolean queueUp(String name, FreshAttempts.Outcome busy) {
+        if (busy.queued()) {
+            return true;
+        }
+        if (busy.holder().map(holder -> holder.startsWith(ownerPrefix + ":")).orElse(false) || !calls.enterAcquisition()) {
+            return false;
+        }
+        try {
+            store.joinQueue(name, ownerPrefix);
+        } catch (LockStoreException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not queue for lock {0}; the next attempt tries again: {1}",
+                    name, failed.getMessage());
+        } finally {
+            calls.exit();
+        }
+        return true;
+    }
+
+    /**
+     * The last caller of this manager to stop waiting for {@code name} without it takes the manager out
+     * of its queue, so that the lock does not wait for a turn nobody takes. Best effort: a queued
+     * manager that is gone stalls the lock once, for one watch period (docs/fairness.md).
+     */
+    private void leaveQueue(String name) {
+        if (waiters.anyWaiting(name) || owned.get(name) != null || !calls.enterAcquisition()) {
+            return;
+        }
+        try {
+            OwnedLocks.withoutInterrupt(() -> {
+                store.leaveQueue(name, ownerPrefix);
+                return null;
+            });
+        } catch (LockStoreException | LockInterruptedException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
+        } finally {
+            calls.exit();
         }
     }
 
@@ -267,6 +376,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return new FreshAttempt(hold, null);
     }
 
+    /** A grant made by a hand-over: its lease is renewed from now on. */
+    private void tracked(HeldLock lock) {
+        renewer.tracked(lock);
+    }
+
     boolean isHeld(HeldLock lock) {
         return !closed && lock.isHeldAt(clock.nanoTime());
     }
@@ -274,7 +388,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     void release(HeldLock lock) {
         calls.enterRelease();
         try {
-            owned.release(lock);
+            owned.release(lock, closed ? null : waiters);
         } finally {
             calls.exit();
         }

@@ -19,20 +19,50 @@ import java.util.Set;
  * takes over a lock whose state stayed the same for a whole lease on its own clock ({@link LeaseWatch}).
  * Implementations are thread-safe and throw {@link io.github.mongolock.LockStoreException} when the
  * store cannot be reached or refuses an operation.
+ *
+ * <p><b>Fairness.</b> Owner ids are {@code <manager id>:<n>} ({@link #managerOf}). Each lock keeps a
+ * queue of the managers waiting for it, in arrival order: a free lock whose queue is not empty may be
+ * taken by {@link #tryAcquire} only for the manager at its head, and every grant removes the grantee's
+ * manager from the queue. The queue never changes what waiters watch (see docs/fairness.md).
  */
 public interface LockStore {
 
+    /** The manager an owner id belongs to: the id without its last {@code :<n>}. */
+    static String managerOf(String owner) {
+        int last = owner.lastIndexOf(':');
+        return last < 0 ? owner : owner.substring(0, last);
+    }
+
     /**
-     * Takes {@code name} for {@code owner} if it is free or never created: one hold, a fencing token one
-     * greater than the previous one, a fresh lease of {@code lease}. When another owner holds it, answers
-     * {@link AcquireAttempt.Busy} with a {@link Sighting} of the lock's exact state.
+     * Takes {@code name} for {@code owner} if it is free (and its queue is empty or headed by the owner's
+     * manager) or never created: one hold, a fencing token one greater than the previous one, a fresh
+     * lease of {@code lease}. Otherwise answers {@link AcquireAttempt.Busy} with a {@link Sighting} of the
+     * lock's exact state (for a free lock queued for another manager, including the queue's head).
      */
     AcquireAttempt tryAcquire(String name, String owner, Duration lease);
+
+    /** Adds {@code manager} to the end of the lock's queue unless it is in it already; changes nothing else. */
+    void joinQueue(String name, String manager);
+
+    /** Removes {@code manager} from the lock's queue, if there; changes nothing else. */
+    void leaveQueue(String name, String manager);
+
+    /**
+     * Gives the lock, in one atomic change, from {@code owner} (if it is still {@code owner}'s at
+     * {@code version}, with one hold) to a new acquisition {@code newOwner} of the same manager: one
+     * hold, a new lease id, a fencing token one greater, a fresh lease of {@code lease}. A release and a
+     * grant in one round trip.
+     *
+     * @return the new acquisition's grant, or {@link AcquireAttempt.Busy#unknown()} when the lock is not
+     *         {@code owner}'s at {@code version} any more (nothing changed)
+     */
+    AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease);
 
     /**
      * Takes {@code name} for {@code owner} if it is still exactly in the state {@code sighting} saw
      * (nobody renewed, re-entered, released or took it meanwhile), as {@link #tryAcquire} would take a
-     * free lock. The caller decides when that is allowed.
+     * free lock; a manager that headed a free lock's queue when it was sighted is removed from the queue
+     * (it did not take its turn). The caller decides when that is allowed.
      */
     AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting);
 

@@ -13,12 +13,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The locks one coordinator holds, at most one {@link HeldLock} per name, and everything their owner
- * does to them after the grant: re-entry, release, recording a loss, and the sweep when the
- * coordinator closes.
+ * does to them after the grant: re-entry, release (or hand-over to the next caller of this manager),
+ * recording a loss, and the sweep when the coordinator closes.
  *
  * <p>Two rules keep a valid hold from being declared lost by mistake. A loss is recorded only when
  * MongoDB answered that the lock is not this acquisition's any more (a compare-and-set and then a
@@ -36,13 +37,22 @@ final class OwnedLocks {
     private final MonotonicClock clock;
     private final ReleaseSignals signals;
     private final LockEvents events;
+    private final Supplier<String> nextOwner;
+    private final Consumer<HeldLock> onGrant;
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
 
-    OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events) {
+    /**
+     * @param nextOwner a new owner id of this manager, for a hand-over's grant
+     * @param onGrant   told of every grant made here (a hand-over), e.g. to renew its lease
+     */
+    OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events,
+               Supplier<String> nextOwner, Consumer<HeldLock> onGrant) {
         this.store = store;
         this.clock = clock;
         this.signals = signals;
         this.events = events;
+        this.nextOwner = nextOwner;
+        this.onGrant = onGrant;
     }
 
     HeldLock get(String name) {
@@ -117,8 +127,14 @@ final class OwnedLocks {
         return synced;
     }
 
-    void release(HeldLock lock) {
+    /**
+     * Releases one hold. The last one, when {@code waiters} has a caller of this manager waiting for the
+     * lock (and the streak allows it), hands the lock to that caller in the same round trip; with
+     * {@code waiters} null (the manager is closing) it only frees it.
+     */
+    void release(HeldLock lock, LocalWaiters waiters) {
         int remaining;
+        HandOver handOver = HandOver.NOT_MADE;
         lock.mutex.lock();
         try {
             if (lock.status == HeldLock.Status.RELEASED) {
@@ -132,38 +148,106 @@ final class OwnedLocks {
                 }
                 throw lost(lock, "was not released by this close()");
             }
-            OptionalLong version;
-            try {
-                version = changeHolds(lock, remaining);
-            } catch (LockStoreException | LockInterruptedException failure) {
-                if (remaining > 0) {
-                    // Nothing is lost: the outer holds keep the lock, MongoDB's count is repaired by the owner's
-                    // next call (its compare-and-set misses if this one landed), and the last release frees it.
-                    LOG.log(Level.DEBUG, "mongolock could not record a nested release of lock {0}; the next call repairs it: {1}",
-                            lock.name, failure.getMessage());
-                    lock.holds = remaining;
-                    version = OptionalLong.of(lock.version);
-                } else {
-                    throw lastReleaseFailed(lock, failure);
-                }
+            LocalWaiters.Ticket next = remaining == 0 && waiters != null ? waiters.claimNext(lock) : null;
+            if (next != null) {
+                handOver = handOver(lock, next);
             }
-            if (version.isEmpty()) {
-                dropHold(lock, remaining);
-                throw lost(lock, "was not released by this close(): it is not ours any more");
-            }
-            lock.version = version.getAsLong();
-            if (remaining == 0) {
-                markReleased(lock);
-            } else {
-                lock.holds = remaining;
+            if (handOver == HandOver.NOT_MADE) {
+                releaseHold(lock, remaining);
             }
         } finally {
             lock.mutex.unlock();
         }
-        if (remaining == 0) {
+        if (handOver == HandOver.MADE) {
+            signals.handedOver(lock.name);
+        } else if (remaining == 0) {
             signals.released(lock.name);
         }
         events.fire(LockEvent.Kind.RELEASED, lock, remaining);
+    }
+
+    /** Caller holds the mutex: the plain release of one hold (the last frees the lock). */
+    private void releaseHold(HeldLock lock, int remaining) {
+        OptionalLong version;
+        try {
+            version = changeHolds(lock, remaining);
+        } catch (LockStoreException | LockInterruptedException failure) {
+            if (remaining > 0) {
+                // Nothing is lost: the outer holds keep the lock, MongoDB's count is repaired by the owner's
+                // next call (its compare-and-set misses if this one landed), and the last release frees it.
+                LOG.log(Level.DEBUG, "mongolock could not record a nested release of lock {0}; the next call repairs it: {1}",
+                        lock.name, failure.getMessage());
+                lock.holds = remaining;
+                version = OptionalLong.of(lock.version);
+            } else {
+                throw lastReleaseFailed(lock, failure);
+            }
+        }
+        if (version.isEmpty()) {
+            dropHold(lock, remaining);
+            throw lost(lock, "was not released by this close(): it is not ours any more");
+        }
+        lock.version = version.getAsLong();
+        if (remaining == 0) {
+            markReleased(lock);
+        } else {
+            lock.holds = remaining;
+        }
+    }
+
+    private enum HandOver {
+        /** The lock is the next caller's. */
+        MADE,
+        /** The hand-over's outcome was unknown, and both acquisitions were then freed: the lock is free. */
+        FREED,
+        /** Nothing changed (not ours at this version, or the request never left): release as usual. */
+        NOT_MADE
+    }
+
+    /**
+     * Caller holds the mutex; {@code lock} is held with one hold left and {@code next} is claimed. One
+     * compare-and-set from this acquisition to a new one of this manager for {@code next}'s caller.
+     * When its answer is lost, whichever of the two acquisitions is in the document is freed (both
+     * changes are owner-checked); if that cannot be done either, the release fails as usual.
+     */
+    private HandOver handOver(HeldLock lock, LocalWaiters.Ticket next) {
+        String successorOwner = nextOwner.get();
+        long sentAt = clock.nanoTime();
+        AcquireAttempt result;
+        try {
+            result = withoutInterrupt(() -> store.handOver(lock.name, lock.owner, lock.version, successorOwner, next.lease));
+        } catch (LockStoreException | LockInterruptedException failure) {
+            next.fail();
+            if (failure instanceof LockStoreException unreachable && !unreachable.outcomeUnknown()) {
+                return HandOver.NOT_MADE;
+            }
+            LockException cleanUpFailed = null;
+            try {
+                withoutInterrupt(() -> {
+                    store.abandon(lock.name, successorOwner);
+                    return store.release(lock.name, lock.owner, lock.version, 0);
+                });
+            } catch (LockException stillUnknown) {
+                failure.addSuppressed(stillUnknown);
+                cleanUpFailed = failure;
+            }
+            if (cleanUpFailed != null) {
+                throw lastReleaseFailed(lock, cleanUpFailed);
+            }
+            markReleased(lock);
+            return HandOver.FREED;
+        }
+        if (!(result instanceof AcquireAttempt.Granted granted)) {
+            next.fail();
+            return HandOver.NOT_MADE;
+        }
+        HeldLock successor = new HeldLock(lock.name, successorOwner, granted, next.lease, sentAt, lock.streak + 1);
+        held.put(lock.name, successor);
+        lock.holds = 0;
+        lock.status = HeldLock.Status.RELEASED;
+        onGrant.accept(successor);
+        next.grant(successor);
+        return HandOver.MADE;
     }
 
     /** Caller holds the mutex: the last release could not be told to MongoDB. */

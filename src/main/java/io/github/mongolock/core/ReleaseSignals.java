@@ -72,6 +72,17 @@ final class ReleaseSignals {
         }
     }
 
+    /**
+     * A holder of this manager handed {@code name} to one of its waiters: all of them look, the one it
+     * was handed to takes it, the others find it held here and park again without a round trip.
+     */
+    void handedOver(String name) {
+        Signal signal = signals.get(name);
+        if (signal != null) {
+            signal.bumpAll();
+        }
+    }
+
     /** Wakes every waiter, e.g. when the manager closes. */
     void releasedAll() {
         signals.values().forEach(Signal::bumpAll);

@@ -2,11 +2,15 @@ package io.github.mongolock.mongo;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
+import static com.mongodb.client.model.Updates.addToSet;
 import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pullAll;
 import static com.mongodb.client.model.Updates.set;
 
 import com.mongodb.ErrorCategory;
@@ -68,12 +72,19 @@ import org.bson.conversions.Bson;
  *   leaseId:    "b6740c1f2a9e8b3d1c0f4e2a7", // unique per fresh acquisition; renewals match on it ("b": renews beat)
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
- *   renewedAt:  ISODate(...)            // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
+ *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
+ *   queue:      ["web-2-4711-3f2a:9c0e51d2"]  // managers waiting for it, in arrival order (absent or [] when none)
  * }
  * }</pre>
  *
- * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}}: it takes a
- * free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
+ * <p><b>Fairness</b> (docs/fairness.md): a free lock whose queue is not empty is taken only by the
+ * manager at the queue's head; every grant pulls the grantee's manager from the queue. The queue is
+ * written with {@code $addToSet} and {@code $pullAll} only and never moves {@code version} or
+ * {@code beat}. {@link #handOver} gives the lock from one acquisition to the next of the same manager
+ * in one compare-and-set on {@code {_id, owner, version}}.
+ *
+ * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}} (and the queue
+ * empty or headed by the caller's manager): it takes a free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
  * The holder's renewals move {@code beat} (and {@code renewedAt}); a waiter reads the lock's state
  * ({@code version}, {@code beat}, {@code renewedAt}) and takes the lock over only when the coordinator
  * has seen that very state unchanged for a whole lease on its own monotonic clock, with a
@@ -107,6 +118,8 @@ public final class MongoLockStore implements LockStore {
     static final String LEASE_MS = "leaseMs";
     static final String ACQUIRED_AT = "acquiredAt";
     static final String RENEWED_AT = "renewedAt";
+    static final String QUEUE = "queue";
+    private static final String QUEUE_HEAD = QUEUE + ".0";
 
     /**
      * The fast path: a lock left unrenewed, by the database's clock, for its lease + 3 % and then more than
@@ -130,15 +143,22 @@ public final class MongoLockStore implements LockStore {
 
     /**
      * The state a waiter watches: equal only if nothing touched the lock in between. {@code renewedAt}
-     * is part of it for the earlier version's holders, whose renewals move nothing else.
+     * is part of it for the earlier version's holders, whose renewals move nothing else. {@code head}
+     * is the queue's head while the lock is free (null while held): a free lock waits for its head, and
+     * a new head starts a new watch. It is not part of the takeover's filter: a head that changed since
+     * the sighting costs only fairness, never safety.
      */
-    private record WatchedState(Object version, Object beat, Object renewedAt, boolean renewsBeat) {
+    private record WatchedState(Object version, Object beat, Object renewedAt, boolean renewsBeat, String head,
+                                Object owner, Object holds) {
 
         Bson filter(String name) {
+            // Owner and hold count too, though the version alone names a state on MongoDB: a server whose
+            // reads can see a write half-applied (the stand-in updates documents in place) could otherwise
+            // pair a free lock's hold count with the version and beat of the grant that just took it.
+            Bson state = and(eq(ID, name), eq(VERSION, version), eq(BEAT, beat), eq(OWNER, owner), eq(HOLDS, holds));
             // renewedAt is compared only when it is what the holder renews: an equality on a date is exact
             // on MongoDB (milliseconds) but not on every compatible server.
-            return renewsBeat ? and(eq(ID, name), eq(VERSION, version), eq(BEAT, beat))
-                    : and(eq(ID, name), eq(VERSION, version), eq(BEAT, beat), eq(RENEWED_AT, renewedAt));
+            return renewsBeat ? state : and(state, eq(RENEWED_AT, renewedAt));
         }
     }
 
@@ -183,11 +203,14 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+        String manager = LockStore.managerOf(owner);
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
+            // Free, and nobody queued ahead: "queue.0" missing (no queue, or an empty one) or this manager.
             String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
             Document before = call("acquire", name, () -> locks.findOneAndUpdate(
-                    and(eq(ID, name), eq(HOLDS, 0)), take(owner, lease, leaseId), UPSERT_BEFORE));
+                    and(eq(ID, name), eq(HOLDS, 0), or(exists(QUEUE_HEAD, false), eq(QUEUE_HEAD, manager))),
+                    take(owner, lease, leaseId, List.of(manager)), UPSERT_BEFORE));
             return granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!isDuplicateKey(failure.getCause())) {
@@ -199,11 +222,12 @@ public final class MongoLockStore implements LockStore {
             return AcquireAttempt.Busy.unknown();
         }
         Sighting sighting = sighting(state);
-        if (number(state, HOLDS) == 0) {
-            // Released between the two calls: take it if it is still as just read.
+        String head = ((WatchedState) sighting.state()).head();
+        if (number(state, HOLDS) == 0 && (head == null || head.equals(manager))) {
+            // Released between the two calls, and our turn: take it if it is still as just read.
             return takeOver(name, owner, lease, sighting);
         }
-        return AcquireAttempt.Busy.seen(sighting);
+        return AcquireAttempt.Busy.seen(sighting, queue(state).contains(manager));
     }
 
     @Override
@@ -212,16 +236,45 @@ public final class MongoLockStore implements LockStore {
             throw new IllegalArgumentException("not a sighting of this store: " + sighting);
         }
         String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
+        String manager = LockStore.managerOf(owner);
+        // A head that let a free lock wait a whole watch period did not take its turn: out of the queue.
+        List<String> unqueued = seen.head() == null || seen.head().equals(manager)
+                ? List.of(manager) : List.of(manager, seen.head());
         // Equality on the watched state: any renewal, re-entry, release or grant since the sighting makes
         // this match nothing. A missing field (a document of the earlier version) matches as null.
         Document before = call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
-                take(owner, lease, leaseId), BEFORE));
+                take(owner, lease, leaseId, unqueued), BEFORE));
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
-    private static Bson take(String owner, Duration lease, String leaseId) {
-        return combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
+    @Override
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+        String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
+        // The release's own compare-and-set, turned into the next acquisition's grant.
+        Document before = call("hand over", name, () -> locks.findOneAndUpdate(
+                and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version), eq(HOLDS, 1)),
+                take(newOwner, lease, leaseId, List.of()), BEFORE));
+        return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
+    }
+
+    @Override
+    public void joinQueue(String name, String manager) {
+        call("queue for", name, () -> locks.updateOne(eq(ID, name), addToSet(QUEUE, manager)));
+    }
+
+    @Override
+    public void leaveQueue(String name, String manager) {
+        call("leave the queue of", name, () -> locks.updateOne(eq(ID, name), pullAll(QUEUE, List.of(manager))));
+    }
+
+    private static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
+        Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
                 inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT));
+        return unqueued.isEmpty() ? grant : combine(grant, pullAll(QUEUE, unqueued));
+    }
+
+    private static List<?> queue(Document state) {
+        return state.get(QUEUE) instanceof List<?> queue ? queue : List.of();
     }
 
     private static AcquireAttempt.Granted granted(Document before, String leaseId) {
@@ -265,7 +318,11 @@ public final class MongoLockStore implements LockStore {
         String owner = state.getString(OWNER);
         String leaseId = state.getString(LEASE_ID);
         boolean renewsBeat = leaseId != null && leaseId.startsWith(BEAT_RENEWED);
-        return new Sighting(new WatchedState(version, state.get(BEAT), renewedAt, renewsBeat), owner == null ? "nobody" : owner,
+        List<?> queue = queue(state);
+        String head = number(state, HOLDS) == 0 && !queue.isEmpty() ? String.valueOf(queue.get(0)) : null;
+        String holder = owner != null ? owner : head != null ? "nobody (free, queued for " + head + ")" : "nobody";
+        return new Sighting(new WatchedState(version, state.get(BEAT), renewedAt, renewsBeat, head, owner,
+                state.get(HOLDS)), holder,
                 Duration.ofMillis(leaseMs), endedLongAgo);
     }
 

@@ -115,36 +115,103 @@ class LockCoordinatorTest {
         assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "woken by the release, not by a 5-10 s backoff: " + waited / 1e6 + " ms");
     }
 
+    /** Starts {@code count} callers of {@code node} waiting for {@code name}, one after another, in that order. */
+    private static List<CompletableFuture<LockSession>> waitersInLine(LockCoordinator node, String name, int count)
+            throws InterruptedException {
+        List<CompletableFuture<LockSession>> line = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            CompletableFuture<LockSession> granted = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    granted.complete(node.acquire(name, Duration.ofSeconds(60)));
+                } catch (RuntimeException failed) {
+                    granted.completeExceptionally(failed);
+                }
+            }, "waiter-" + i);
+            waiter.start();
+            line.add(granted);
+            Thread.sleep(100); // parked before the next one arrives: the line's order is known
+        }
+        return line;
+    }
+
     @Test
-    void aLocalReleaseWakesOneWaiterNotTheWholeHerd() throws Exception {
-        // Backoff pauses of 5-10 s: only wake-ups move the waiters, so the store calls can be counted.
+    void aLocalReleaseHandsTheLockToTheOldestWaiterWithoutAnAttemptOfItsOwn() throws Exception {
+        // Backoff pauses of 10 s: only hand-overs move the waiters, so the store calls can be counted.
         LockCoordinator node = node("a", scripted, Duration.ofSeconds(30),
                 new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
         LockSession held = node.acquire("job");
         int waiters = 4;
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(waiters);
-        java.util.concurrent.BlockingQueue<LockSession> granted = new java.util.concurrent.LinkedBlockingQueue<>();
-        try {
-            for (int i = 0; i < waiters; i++) {
-                pool.submit(() -> granted.add(node.acquire("job", Duration.ofSeconds(60))));
+        List<CompletableFuture<LockSession>> line = waitersInLine(node, "job", waiters);
+        int attemptsBefore = scripted.acquireCalls.get();
+        LockSession previous = held;
+        for (int i = 0; i < waiters; i++) {
+            previous.close();
+            LockSession next = line.get(i).get(5, TimeUnit.SECONDS);
+            assertEquals(previous.fencingToken() + 1, next.fencingToken(), "a hand-over is a grant: the token grows");
+            for (int later = i + 1; later < waiters; later++) {
+                assertFalse(line.get(later).isDone(), "waiter " + later + " was served before waiter " + i);
             }
-            Thread.sleep(500); // all parked: the lock is held locally, so nobody asked the store
-            int before = scripted.acquireCalls.get();
+            previous = next;
+        }
+        previous.close();
+        assertEquals(0, scripted.acquireCalls.get() - attemptsBefore, "no waiter made an attempt of its own");
+        assertEquals(waiters, scripted.handOverCalls.get(), "one round trip per hand-over");
+        assertTrue(realStore.inspect("job").isEmpty(), "the last release freed the lock");
+    }
+
+    @Test
+    void aManagerFreesAContendedLockAfterEightGrantsInARow() throws Exception {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30),
+                new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        LockSession previous = node.acquire("job");
+        int waiters = LocalWaiters.MAX_STREAK;
+        List<CompletableFuture<LockSession>> line = waitersInLine(node, "job", waiters);
+        for (int i = 0; i < waiters; i++) {
+            int attemptsBefore = scripted.acquireCalls.get();
+            previous.close();
+            previous = line.get(i).get(5, TimeUnit.SECONDS);
+            int attempts = scripted.acquireCalls.get() - attemptsBefore;
+            // Grants 2-8 are hand-overs; the 9th release frees the lock, and a waiter acquires it afresh.
+            assertEquals(i < waiters - 1 ? 0 : 1, attempts, "store attempts for grant " + (i + 2));
+        }
+        previous.close();
+        assertEquals(waiters - 1, scripted.handOverCalls.get());
+    }
+
+    @Test
+    void aHandOverWhoseAnswerIsLostLeavesTheLockFreeAndTheWaiterAcquiresIt() throws Exception {
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30),
+                new RetryBackoff(Duration.ofMillis(50), Duration.ofMillis(100)));
+        LockSession held = node.acquire("job");
+        List<CompletableFuture<LockSession>> line = waitersInLine(node, "job", 1);
+        scripted.failNextHandOver(ScriptedStore.StoreFault.ANSWER_LOST);
+        held.close(); // the hand-over landed, its answer did not: both acquisitions are cleaned up
+        try (LockSession next = line.get(0).get(5, TimeUnit.SECONDS)) {
+            assertTrue(next.isHeld());
+            assertEquals(held.fencingToken() + 2, next.fencingToken(), "the lost hand-over's token is never reused");
+            assertEquals(next.owner(), realStore.inspect("job").orElseThrow().owner());
+        }
+        assertTrue(events.stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST), "nothing was lost");
+    }
+
+    @Test
+    void aLockHandedToAWaiterThatTimedOutMeanwhileIsStillItsToTake() throws Exception {
+        // The waiter's deadline and the release race; whichever wins, no grant is left without a caller.
+        LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
+        for (int round = 0; round < 20; round++) {
+            LockSession held = node.acquire("race");
+            CompletableFuture<Optional<LockSession>> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Optional.of(node.acquire("race", Duration.ofMillis(50)));
+                } catch (LockTimeoutException late) {
+                    return Optional.empty();
+                }
+            });
+            Thread.sleep(45 + round % 10);
             held.close();
-            LockSession next = granted.poll(5, TimeUnit.SECONDS);
-            assertTrue(next != null, "the release woke a waiter");
-            Thread.sleep(300);
-            assertEquals(1, scripted.acquireCalls.get() - before,
-                    "one waiter went to the store for the freed lock, not all " + waiters);
-            // Each release hands the lock on to the next waiter, well before any backoff deadline.
-            for (int i = 1; i < waiters; i++) {
-                next.close();
-                next = granted.poll(5, TimeUnit.SECONDS);
-                assertTrue(next != null, "waiter " + (i + 1) + " was woken by the release before it");
-            }
-            next.close();
-        } finally {
-            pool.shutdownNow();
+            waiter.get(5, TimeUnit.SECONDS).ifPresent(LockSession::close);
+            assertTrue(realStore.inspect("race").isEmpty(), "round " + round + ": the lock is free again");
         }
     }
 

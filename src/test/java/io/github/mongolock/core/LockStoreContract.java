@@ -129,6 +129,68 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void aFreeLockQueuedForAnotherManagerWaitsForItsTurn() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        AcquireAttempt.Busy first = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:1", LEASE));
+        assertFalse(first.queued(), "not queued before joining");
+        store.joinQueue("job", "m2");
+        store.joinQueue("job", "m3");
+        store.joinQueue("job", "m2"); // once only
+        assertTrue(assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:2", LEASE)).queued());
+        assertTrue(store.release("job", "m1:1", held.version(), 0));
+        // Free, but m2 is at the head: neither the manager that just released nor m3 may take it.
+        AcquireAttempt.Busy notYours = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m1:2", LEASE));
+        assertTrue(notYours.sighting().isPresent(), "a free lock queued for another is watched like a held one");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m3:1", LEASE));
+        AcquireAttempt.Granted turn = grant("job", "m2:3", LEASE);
+        assertEquals(held.fencingToken() + 1, turn.fencingToken());
+        assertTrue(store.release("job", "m2:3", turn.version(), 0));
+        // m2 left the queue with its grant: m3 is next, m2 cannot barge back in.
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:4", LEASE));
+        grant("job", "m3:2", LEASE);
+    }
+
+    @Test
+    void aManagerThatLeavesTheQueueNoLongerHoldsUpTheLock() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        store.joinQueue("job", "m2");
+        store.leaveQueue("job", "m2");
+        assertTrue(store.release("job", "m1:1", held.version(), 0));
+        grant("job", "m1:2", LEASE);
+    }
+
+    @Test
+    void aQueueHeadThatNeverTakesItsTurnIsTakenOverFromAndDropped() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        store.joinQueue("job", "gone");
+        store.joinQueue("job", "m3");
+        assertTrue(store.release("job", "m1:1", held.version(), 0));
+        Sighting waitingForGone = sight("job", "m3:1");
+        // The waiter's watch decides when (a whole watch period unchanged); the store only checks the state.
+        AcquireAttempt.Granted taken = takeOver("job", "m3:1", waitingForGone);
+        assertEquals(held.fencingToken() + 1, taken.fencingToken());
+        assertTrue(store.release("job", "m3:1", taken.version(), 0));
+        grant("job", "m1:2", LEASE); // "gone" and m3 are out of the queue
+    }
+
+    @Test
+    void handOverIsOneCompareAndSetFromTheHolderToItsNextAcquisition() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        AcquireAttempt.Granted next = assertInstanceOf(AcquireAttempt.Granted.class,
+                store.handOver("job", "m1:1", held.version(), "m1:2", LEASE));
+        assertEquals(held.fencingToken() + 1, next.fencingToken(), "a hand-over is a grant: the token grows");
+        assertEquals(held.version() + 1, next.version());
+        assertFalse(next.leaseId().equals(held.leaseId()), "a lease id of its own");
+        assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
+        // The previous acquisition can do nothing to it any more, and a stale hand-over changes nothing.
+        assertFalse(store.release("job", "m1:1", held.version(), 0));
+        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).isEmpty());
+        assertInstanceOf(AcquireAttempt.Busy.class, store.handOver("job", "m1:1", held.version(), "m1:3", LEASE));
+        assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
+        assertTrue(store.release("job", "m1:2", next.version(), 0));
+    }
+
+    @Test
     void reentryIsACompareAndSetOnTheVersion() {
         AcquireAttempt.Granted granted = grant("job", "a", LEASE);
         assertTrue(store.reenter("job", "a", granted.version()));

@@ -21,8 +21,11 @@ final class ScriptedStore extends ForwardingLockStore {
     private volatile boolean loseNextAcquireAnswer;
     private volatile StoreFault nextReentryFault;
     private volatile StoreFault nextReleaseFault;
+    private volatile StoreFault nextHandOverFault;
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger acquireCalls = new AtomicInteger();
+    final AtomicInteger handOverCalls = new AtomicInteger();
+    final AtomicInteger queueCalls = new AtomicInteger();
 
     ScriptedStore(LockStore real) {
         super(real);
@@ -65,6 +68,10 @@ final class ScriptedStore extends ForwardingLockStore {
         nextReleaseFault = fault;
     }
 
+    void failNextHandOver(StoreFault fault) {
+        nextHandOverFault = fault;
+    }
+
     void loseNextAcquireAnswer() {
         loseNextAcquireAnswer = true;
     }
@@ -84,6 +91,33 @@ final class ScriptedStore extends ForwardingLockStore {
     public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
         acquireCalls.incrementAndGet();
         return real.takeOver(name, owner, lease, sighting);
+    }
+
+    @Override
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+        handOverCalls.incrementAndGet();
+        StoreFault fault = nextHandOverFault;
+        nextHandOverFault = null;
+        if (fault == StoreFault.NEVER_SENT) {
+            throw fault.exception();
+        }
+        AcquireAttempt attempt = real.handOver(name, owner, version, newOwner, lease);
+        if (fault == StoreFault.ANSWER_LOST) {
+            throw fault.exception();
+        }
+        return attempt;
+    }
+
+    @Override
+    public void joinQueue(String name, String manager) {
+        queueCalls.incrementAndGet();
+        real.joinQueue(name, manager);
+    }
+
+    @Override
+    public void leaveQueue(String name, String manager) {
+        queueCalls.incrementAndGet();
+        real.leaveQueue(name, manager);
     }
 
     @Override

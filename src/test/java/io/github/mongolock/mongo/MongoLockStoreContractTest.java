@@ -64,6 +64,23 @@ class MongoLockStoreContractTest extends LockStoreContract {
     }
 
     @Test
+    void aTakeoverMatchesOnlyTheWholeStateItSawNotAHalfAppliedOne() {
+        // The torture test's one overlap on the stand-in: a read taken while a grant was being applied in
+        // place paired the free lock's hold count with the grant's new version and beat, and the takeover
+        // meant for a free lock took the lock just granted. Here the held document is given exactly the
+        // version and beat of a sighting of the free lock, as such a read would have reported them.
+        AcquireAttempt.Granted first = grant("job", "m1:1", LEASE);
+        store.joinQueue("job", "m9");
+        assertTrue(store.release("job", "m1:1", first.version(), 0));
+        Sighting free = sight("job", "m2:1");
+        mongo.collection(database, "locks").updateOne(new Document("_id", "job"), new Document("$set",
+                new Document("owner", "m3:1").append("holds", 1)));
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "m2:1", LEASE, free),
+                "a takeover of a free lock must not take a held one");
+        assertEquals("m3:1", mongo.collection(database, "locks").find().first().getString("owner"));
+    }
+
+    @Test
     void aLeaseThatEndedLongAgoByTheDatabaseClockIsMarkedForTheFastPath() {
         grant("stale", "crashed", Duration.ofMinutes(10));
         grant("fresh", "alive", Duration.ofMinutes(10));

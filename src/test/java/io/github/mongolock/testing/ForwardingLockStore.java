@@ -31,6 +31,21 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public void joinQueue(String name, String manager) {
+        real.joinQueue(name, manager);
+    }
+
+    @Override
+    public void leaveQueue(String name, String manager) {
+        real.leaveQueue(name, manager);
+    }
+
+    @Override
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+        return real.handOver(name, owner, version, newOwner, lease);
+    }
+
+    @Override
     public boolean reenter(String name, String owner, long version) {
         return real.reenter(name, owner, version);
     }
