@@ -4,7 +4,10 @@ import io.github.mongolock.LockException;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockStoreException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -38,6 +41,11 @@ final class FreshAttempts {
     private final String ownerPrefix;
     private final AtomicLong acquisitions = new AtomicLong();
     private final LeaseWatch watch = new LeaseWatch();
+    /**
+     * Attempts whose outcome was unknown and whose clean-up failed too, owner id per name: each may have
+     * left the lock held under an owner id nobody renews. Freed at the next attempt on the name, or on close.
+     */
+    private final ConcurrentHashMap<String, String> orphans = new ConcurrentHashMap<>();
 
     FreshAttempts(LockStore store, MonotonicClock clock, String ownerPrefix) {
         this.store = store;
@@ -51,6 +59,11 @@ final class FreshAttempts {
     }
 
     Outcome attempt(String name, Duration lease) {
+        String orphan = orphans.get(name);
+        if (orphan != null) {
+            store.abandon(name, orphan); // owner-checked: frees only that attempt's grant, if it landed
+            orphans.remove(name, orphan);
+        }
         String owner = nextOwner();
         long sentAt = clock.nanoTime();
         AcquireAttempt result = cleaningUp(name, owner, () -> store.tryAcquire(name, owner, lease));
@@ -77,6 +90,27 @@ final class FreshAttempts {
     }
 
     /**
+     * Frees what attempts with an unknown outcome may have left held, as far as the store lets it now.
+     *
+     * @return the names still possibly held by such an attempt (they free themselves when their leases run out)
+     */
+    List<String> abandonOrphans() {
+        List<String> left = new ArrayList<>();
+        orphans.forEach((name, owner) -> {
+            try {
+                OwnedLocks.withoutInterrupt(() -> {
+                    store.abandon(name, owner);
+                    return null;
+                });
+                orphans.remove(name, owner);
+            } catch (LockException stillDown) {
+                left.add(name);
+            }
+        });
+        return left;
+    }
+
+    /**
      * Runs one store attempt ({@link LockStore#tryAcquire} or {@link LockStore#takeOver}). When the store
      * fails, the outcome is unknown (the write may have landed); owner ids are unique per attempt, so
      * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
@@ -96,6 +130,7 @@ final class FreshAttempts {
                 });
             } catch (LockException cleanupFailed) {
                 failure.addSuppressed(cleanupFailed);
+                orphans.put(name, owner);
             }
             throw failure;
         }

@@ -12,6 +12,7 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -413,7 +414,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             LOG.log(Level.WARNING, "mongolock: store calls of " + ownerPrefix + " were still running " + CLOSE_GRACE
                     + " after close() began; releasing held locks anyway");
         }
-        List<String> unreleased = owned.releaseAll();
+        List<String> unreleased = new ArrayList<>(owned.releaseAll());
+        unreleased.addAll(fresh.abandonOrphans());
         events.close();
         signals.releasedAll();
         if (!unreleased.isEmpty()) {

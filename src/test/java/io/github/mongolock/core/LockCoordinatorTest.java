@@ -355,6 +355,29 @@ class LockCoordinatorTest {
     }
 
     @Test
+    void anOrphanWhoseCleanUpFailedIsFreedByTheNextAttemptOrByClose() throws Exception {
+        // Seen in the long torture run under heavy load: an acquisition's answer and its clean-up both
+        // timed out, and the orphan was still held right after the manager's close() returned.
+        LockCoordinator node = node("a", scripted, Duration.ofSeconds(30));
+        scripted.failAbandons(true);
+        scripted.loseNextAcquireAnswer();
+        assertThrows(LockStoreException.class, () -> node.tryAcquire("job"));
+        assertTrue(realStore.inspect("job").isPresent(), "the orphan is there");
+        scripted.failAbandons(false);
+        node.close();
+        assertEquals(Optional.empty(), realStore.inspect("job"), "close() freed the orphan");
+
+        LockCoordinator again = node("b", scripted, Duration.ofSeconds(30));
+        scripted.failAbandons(true);
+        scripted.loseNextAcquireAnswer();
+        assertThrows(LockStoreException.class, () -> again.tryAcquire("other"));
+        scripted.failAbandons(false);
+        try (LockSession next = again.acquire("other", Duration.ZERO)) {
+            assertEquals(2, next.fencingToken(), "the next attempt freed the orphan first, then took the lock");
+        }
+    }
+
+    @Test
     void anInterruptedWaiterStopsHoldsNothingAndKeepsItsFlag() throws Exception {
         LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
         LockSession held = node.acquire("job");

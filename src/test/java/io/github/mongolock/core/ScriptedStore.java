@@ -19,6 +19,7 @@ final class ScriptedStore extends ForwardingLockStore {
     private volatile boolean renewalsFail;
     private volatile boolean releasesFail;
     private volatile boolean loseNextAcquireAnswer;
+    private volatile boolean abandonsFail;
     private volatile StoreFault nextReentryFault;
     private volatile StoreFault nextReleaseFault;
     private volatile StoreFault nextHandOverFault;
@@ -70,6 +71,18 @@ final class ScriptedStore extends ForwardingLockStore {
 
     void failNextHandOver(StoreFault fault) {
         nextHandOverFault = fault;
+    }
+
+    void failAbandons(boolean fail) {
+        abandonsFail = fail;
+    }
+
+    @Override
+    public void abandon(String name, String owner) {
+        if (abandonsFail) {
+            throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
+        }
+        real.abandon(name, owner);
     }
 
     void loseNextAcquireAnswer() {
