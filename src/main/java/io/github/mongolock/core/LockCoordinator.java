@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
@@ -53,6 +55,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LockEvents events;
     private final LocalWaiters waiters = new LocalWaiters();
+    /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
+    private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
     private final OwnedLocks owned;
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
@@ -288,11 +292,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
      */
     private boolean queueUp(String name, FreshAttempts.Outcome busy) {
         if (busy.queued()) {
+            queuedFor.add(name);
             return true;
         }
         if (busy.holder().map(holder -> holder.startsWith(ownerPrefix + ":")).orElse(false) || !calls.enterAcquisition()) {
             return false;
         }
+        queuedFor.add(name); // before the call: its answer may be lost after it landed
         try {
             store.joinQueue(name, ownerPrefix);
         } catch (LockStoreException failed) {
@@ -310,6 +316,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
      * manager that is gone stalls the lock once, for one watch period (docs/fairness.md).
      */
     private void leaveQueue(String name) {
+        // Once closing, close() leaves every queue this manager may still be in.
         if (waiters.anyWaiting(name) || owned.get(name) != null || !calls.enterAcquisition()) {
             return;
         }
@@ -318,6 +325,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 store.leaveQueue(name, ownerPrefix);
                 return null;
             });
+            queuedFor.remove(name);
         } catch (LockStoreException | LockInterruptedException failed) {
             LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
         } finally {
@@ -358,6 +366,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             if (!outcome.isGranted()) {
                 return new FreshAttempt(null, outcome);
             }
+            queuedFor.remove(name); // a grant takes this manager out of the lock's queue
             hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos());
             renewer.tracked(hold.lock());
         } finally {
@@ -416,11 +425,28 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
+        leaveQueues();
         events.close();
         signals.releasedAll();
         if (!unreleased.isEmpty()) {
             LOG.log(Level.WARNING, "mongolock could not release " + unreleased
                     + " on close; they free themselves when their leases run out");
+        }
+    }
+
+    /** Closing: out of every queue this manager may still be in, so no lock waits for its turn. Best effort. */
+    private void leaveQueues() {
+        for (String name : queuedFor) {
+            try {
+                OwnedLocks.withoutInterrupt(() -> {
+                    store.leaveQueue(name, ownerPrefix);
+                    return null;
+                });
+                queuedFor.remove(name);
+            } catch (LockException stillDown) {
+                LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0} on close; a waiter takes it over"
+                        + " after one watch period: {1}", name, stillDown.getMessage());
+            }
         }
     }
 

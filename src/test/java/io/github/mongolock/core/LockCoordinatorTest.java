@@ -378,6 +378,29 @@ class LockCoordinatorTest {
     }
 
     @Test
+    void managersTakeTurnsAndAClosedManagerLeavesTheQueue() throws Exception {
+        LockCoordinator a = node("a", realStore, Duration.ofSeconds(30));
+        LockCoordinator b = node("b", realStore, Duration.ofSeconds(30));
+        LockCoordinator c = node("c", realStore, Duration.ofSeconds(30));
+        LockSession held = a.acquire("job");
+        CompletableFuture<LockSession> bWaits = CompletableFuture.supplyAsync(() -> b.acquire("job", Duration.ofSeconds(30)));
+        Thread.sleep(300); // b found it held and queued
+        held.close();
+        // Free, but b's turn: a cannot take it back at once, b gets it.
+        assertTrue(a.tryAcquire("job").isEmpty(), "the manager that just released must let the queued one in");
+        LockSession bHolds = bWaits.get(5, TimeUnit.SECONDS);
+        CompletableFuture<LockSession> cWaits = CompletableFuture.supplyAsync(() -> c.acquire("job", Duration.ofSeconds(30)));
+        Thread.sleep(300); // c queued behind b's hold
+        c.close();
+        assertThrows(ExecutionException.class, () -> cWaits.get(5, TimeUnit.SECONDS));
+        bHolds.close();
+        // c closed while queued: it left the queue, so the lock does not wait a watch period for it.
+        try (LockSession again = a.acquire("job", Duration.ZERO)) {
+            assertTrue(again.isHeld());
+        }
+    }
+
+    @Test
     void anInterruptedWaiterStopsHoldsNothingAndKeepsItsFlag() throws Exception {
         LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
         LockSession held = node.acquire("job");
