@@ -46,8 +46,9 @@ final class TurnTaking {
 
     /**
      * Runs the plan and answers the body of the RESULT line: {@code elapsedMs=.. commands={..}
-     * commandMeanMs={..} turns=thread:g|t:returnNanos:waitMicros,...} ({@code g} granted, {@code t}
-     * timed out). Calls started before the deadline run to their end, up to the wait time.
+     * commandMeanMs={..} turns=thread:g|f|t:returnNanos:waitMicros,...} ({@code g} granted,
+     * {@code f} granted by {@code tryAcquire} at once, {@code t} timed out). Calls started before the
+     * deadline run to their end, up to the wait time.
      */
     static String run(MongoLockManager manager, Plan plan, CommandCounter counter) throws InterruptedException {
         long endAt = plan.startAt() + plan.millis() * 1_000_000L;
@@ -69,9 +70,11 @@ final class TurnTaking {
                 while (System.nanoTime() < endAt) {
                     long calledAt = System.nanoTime();
                     LockSession session = null;
+                    boolean atOnce = false;
                     try {
                         if (plan.tryFirst()) {
                             session = manager.tryAcquire(plan.name()).orElse(null);
+                            atOnce = session != null;
                         }
                         if (session == null) {
                             session = manager.acquire(plan.name(), wait);
@@ -80,7 +83,7 @@ final class TurnTaking {
                         // logged below as a timed-out call; the next call starts at once
                     }
                     long returnedAt = System.nanoTime();
-                    log.add(thread + ":" + (session != null ? "g" : "t") + ":" + returnedAt + ":"
+                    log.add(thread + ":" + (atOnce ? "f" : session != null ? "g" : "t") + ":" + returnedAt + ":"
                             + (returnedAt - calledAt) / 1_000);
                     if (session != null) {
                         sleep(plan.holdMillis());
