@@ -576,7 +576,8 @@ public final class Benchmark {
         WakeUpMode mode = List.of(WakeUpMode.values()).stream().filter(m -> m.label.equals(wakeUp)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("fair-wake-up=" + wakeUp + ": use push or polling"));
         FairnessCase.Settings settings = new FairnessCase.Settings(mode, 8, intOption("fair-ms", 10_000), 10_000,
-                intOption("fair-solo-ms", 3_000), intOption("quick-ms", 5_000));
+                intOption("fair-solo-ms", 3_000), intOption("quick-ms", 5_000), intOption("quick-hold-ms", 20),
+                intOption("quick-pause-ms", 50));
         new FairnessCase(report, settings, this::clearStandInOplog).run(workers.get(0), workers.get(1));
     }
 
