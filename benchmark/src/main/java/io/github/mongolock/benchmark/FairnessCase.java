@@ -40,7 +40,8 @@ final class FairnessCase {
     private static final List<String> PROCESSES = List.of("A", "B");
 
     /** What one TURNS block gave: the merged log and the commands both workers' drivers sent. */
-    private record Block(TurnLog log, long startAt, long endAt, Map<String, Long> commands, Map<String, Double> meanMillis) {
+    private record Block(TurnLog log, long startAt, long endAt, Map<String, Long> commands, Map<String, Double> meanMillis,
+                         CpuAccount.Split cpu) {
 
         long lockCommands() {
             return commands.values().stream().mapToLong(Long::longValue).sum() - commands.getOrDefault("getMore", 0L);
@@ -137,6 +138,10 @@ final class FairnessCase {
                 List.of("uncontended cycle rate, 1 thread of A, 1 s slices: median of all; before; after",
                         Stats.format(soloRate, 0) + " cycles/s; " + range(rates(soloBefore)) + "; " + range(rates(soloAfter))),
                 List.of("hot-lock throughput / uncontended cycle rate", Stats.format(vsSolo, 3)),
+                List.of("share of all " + Runtime.getRuntime().availableProcessors() + " CPUs' time taken by other"
+                        + " jobs: uncontended slices before; hot block; after", othersShare(soloBefore) + "; "
+                        + Stats.format(100 * hot.cpu().others(), 0) + "% (this benchmark's JVMs "
+                        + Stats.format(100 * hot.cpu().own(), 0) + "%); " + othersShare(soloAfter)),
                 List.of("longest run of grants to one process", streak.length() + " (" + streak.process() + "); "
                         + log.processSwitches() + " switches between processes in " + grants + " grants")));
         report.line(whereTheTimeGoes(hot, solo, soloRate, millisPerGrant, grants));
@@ -153,9 +158,9 @@ final class FairnessCase {
         report.target(hotLock + "no acquire times out", log.timeouts() + " timed out of " + waits.count() + " calls",
                 log.timeouts() == 0);
         double worstShare = Math.max(Math.abs(processShare[0] - 0.5), Math.abs(processShare[1] - 0.5));
-        report.target(hotLock + "each process gets 45-55% of grants", percent(processShare[0]) + " / "
-                + percent(processShare[1]) + (worstShare > 0.05 ? " (" + percent(worstShare - 0.05) + " outside)" : ""),
-                worstShare <= 0.05);
+        report.target(hotLock + "each process gets 45-55% of grants", log.grants("A") + " / " + log.grants("B") + " = "
+                + percent(processShare[0]) + " / " + percent(processShare[1]) + (worstShare > 0.05 ? String.format(Locale.ROOT,
+                " (%.2f points outside)", 100 * (worstShare - 0.05)) : ""), worstShare <= 0.05);
         report.target(hotLock + "no thread under half its fair share", "fewest " + fewest + " grants = "
                 + Stats.format(fewestShare, 2) + "x the fair share " + Stats.format(fairShare, 1), fewestShare >= 0.5);
         report.target(hotLock + "p99 wait <= 2 x contenders x mean time per grant", "p99 "
@@ -212,6 +217,13 @@ final class FairnessCase {
         return slices;
     }
 
+    /** The other jobs' CPU share over a series of slices, in %: median (range). */
+    private static String othersShare(List<Block> slices) {
+        Stats others = new Stats(slices.stream().map(slice -> 100 * slice.cpu().others()).toList());
+        return Stats.format(others.median(), 0) + "% (" + Stats.format(others.min(), 0) + "-"
+                + Stats.format(others.max(), 0) + "%)";
+    }
+
     private static Stats rates(List<Block> blocks) {
         return new Stats(blocks.stream().map(Block::rate).toList());
     }
@@ -256,6 +268,7 @@ final class FairnessCase {
         long startAt = System.nanoTime() + 500_000_000L;
         TurnTaking.Plan plan = new TurnTaking.Plan(name, threads, millis, settings.waitMillis(), holdMillis, pauseMillis,
                 tryFirst, startAt);
+        CpuAccount.Snapshot cpuBefore = CpuAccount.now(ChildJvm.benchmarkPids());
         workers.forEach(worker -> worker.send(plan.command(settings.mode())));
         Duration timeout = Duration.ofMillis(millis + settings.waitMillis() + 60_000);
         List<TurnLog.Turn> turns = new ArrayList<>();
@@ -275,13 +288,14 @@ final class FairnessCase {
                 }
             });
         }
+        CpuAccount.Split cpu = CpuAccount.between(cpuBefore, CpuAccount.now(ChildJvm.benchmarkPids()));
         workers.forEach(worker -> Benchmark.reset(worker, settings.mode()));
         Map<String, Double> meanMillis = new LinkedHashMap<>();
         weightedMillis.forEach((command, total) -> meanMillis.put(command, total / commands.get(command)));
         Block block = new Block(new TurnLog(turns), startAt, startAt + millis * 1_000_000L, new TreeMap<>(commands),
-                meanMillis);
-        System.out.printf("  %s: %d grants, %.0f grants/s, %d timed out%n", name, block.log().grants().size(), block.rate(),
-                block.log().timeouts());
+                meanMillis, cpu);
+        System.out.printf("  %s: %d grants, %.0f grants/s, %d timed out; CPU: %s%n", name, block.log().grants().size(),
+                block.rate(), block.log().timeouts(), cpu.describe());
         return block;
     }
 
