@@ -145,6 +145,13 @@ final class FairnessCase {
                 List.of("longest run of grants to one process", streak.length() + " (" + streak.process() + "); "
                         + log.processSwitches() + " switches between processes in " + grants + " grants")));
         report.line(whereTheTimeGoes(hot, solo, soloRate, millisPerGrant, grants));
+        if (hot.cpu().others() >= 0.5) {
+            // Seen here: other jobs took 87-93 % of the CPUs for a whole run; its figures then say
+            // more about them than about the lock.
+            report.line("");
+            report.line("**Other jobs took " + percent(hot.cpu().others()) + " of the CPUs during the hot block**: its"
+                    + " absolute figures measure them as much as the lock; rerun on a quieter machine before comparing.");
+        }
         report.line("");
         quickStart(quick);
         report.line("");
