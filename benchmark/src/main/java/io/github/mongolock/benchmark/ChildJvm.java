@@ -73,6 +73,14 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** The process ids of this JVM and of every child still alive (for {@link CpuAccount}). */
+    static List<Long> benchmarkPids() {
+        List<Long> pids = new ArrayList<>();
+        pids.add(ProcessHandle.current().pid());
+        ALIVE.forEach(child -> pids.add(child.process.pid()));
+        return pids;
+    }
+
     void send(String line) {
         input.println(line);
     }

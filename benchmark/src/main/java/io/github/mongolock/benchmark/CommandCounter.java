@@ -1,5 +1,6 @@
 package io.github.mongolock.benchmark;
 
+import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.CommandSucceededEvent;
@@ -11,7 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 /**
- * Counts the commands a client sends, by command name, and sums their server round-trip times.
+ * Counts the commands a client sends, by command name, and sums their server round-trip times
+ * (failed commands included: an answer with an error is a round trip too).
  * The sync driver fires these events on the thread that runs the operation, so a thread filter
  * attributes commands exactly (e.g. only the measuring thread, or only the renewal thread).
  */
@@ -44,17 +46,32 @@ final class CommandCounter implements CommandListener {
     @Override
     public void commandSucceeded(CommandSucceededEvent event) {
         if (counted.test(Thread.currentThread())) {
-            long nanos = event.getElapsedTime(TimeUnit.NANOSECONDS);
-            elapsedTotal.add(nanos);
-            elapsedNanos.computeIfAbsent(event.getCommandName(), name -> new LongAdder()).add(nanos);
-            LongAdder max = maxElapsedNanos.computeIfAbsent(event.getCommandName(), name -> new LongAdder());
-            synchronized (max) {
-                if (nanos > max.sum()) {
-                    max.reset();
-                    max.add(nanos);
-                }
-            }
+            addElapsed(event.getCommandName(), event.getElapsedTime(TimeUnit.NANOSECONDS));
             lastSucceededNanos = System.nanoTime();
+        }
+    }
+
+    /**
+     * A failed command took its round trip too: under contention most of an acquirer's upserts
+     * fail with a duplicate key, and leaving them out would understate the mean time of a
+     * findAndModify.
+     */
+    @Override
+    public void commandFailed(CommandFailedEvent event) {
+        if (counted.test(Thread.currentThread())) {
+            addElapsed(event.getCommandName(), event.getElapsedTime(TimeUnit.NANOSECONDS));
+        }
+    }
+
+    private void addElapsed(String command, long nanos) {
+        elapsedTotal.add(nanos);
+        elapsedNanos.computeIfAbsent(command, name -> new LongAdder()).add(nanos);
+        LongAdder max = maxElapsedNanos.computeIfAbsent(command, name -> new LongAdder());
+        synchronized (max) {
+            if (nanos > max.sum()) {
+                max.reset();
+                max.add(nanos);
+            }
         }
     }
 

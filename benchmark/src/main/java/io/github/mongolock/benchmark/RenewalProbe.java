@@ -69,8 +69,13 @@ public final class RenewalProbe {
                 .applyConnectionString(new ConnectionString(uri))
                 .addCommandListener(renewerCommands).addCommandListener(allCommands).build());
         // Polling: the case is about renewal; a change stream would add its own traffic and thread.
+        // The store timeout bounds every call, the renewal's updateMany too: on the stand-in, which
+        // scans, renewing 10,000 names takes 18-45 s, past the 10 s default, and every lease was lost.
+        // A renewal may take up to its interval (lease/3) and still be in time.
+        Duration storeTimeout = lease.dividedBy(3).compareTo(MongoLockManager.DEFAULT_STORE_TIMEOUT) > 0
+                ? lease.dividedBy(3) : MongoLockManager.DEFAULT_STORE_TIMEOUT;
         MongoLockManager manager = WakeUpMode.POLL.apply(MongoLockManager.builder().client(client).database(database)
-                .collection("renewal").leaseTime(lease).waitTime(Duration.ZERO)).build();
+                .collection("renewal").leaseTime(lease).waitTime(Duration.ZERO).storeTimeout(storeTimeout)).build();
         LockOptions warmUpLease = LockOptions.defaults().leaseTime(Duration.ofMinutes(30)).waitTime(Duration.ZERO);
         MongoLockManager warmUp = WakeUpMode.POLL.apply(MongoLockManager.builder().client(client).database(database)
                 .collection("renewal_warm_up").leaseTime(lease).waitTime(Duration.ZERO)).build();

@@ -22,21 +22,25 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One of the two "machines" of the handoff and contention cases: a JVM with one manager per
- * wake-up mode, each on its own collection, driven by the benchmark over standard input.
+ * One of the two "machines" of the handoff, contention and fairness cases: a JVM with one manager
+ * per wake-up mode, each on its own collection, driven by the benchmark over standard input.
  *
  * <pre>
  * HOLD mode name            acquire now                      -> HELD
  * WAIT mode name            acquire on a new thread          -> WAITING, later ACQUIRED nanoTime attempts
  * RELEASE mode name         t = nanoTime(); close()          -> RELEASED t
  * CONTEND mode names threads millis startNanos               -> RESULT ops=.. timeouts=.. commands=..
+ * TURNS mode name threads millis waitMillis holdMillis pauseMillis try|acquire startNanos
+ *                           threads take turns on one name, every call logged (see {@link TurnTaking})
+ *                                                            -> RESULT elapsedMs=.. commands=.. turns=..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
  * COUNTS mode -             getMore count and mean time since the last COUNTS -> COUNTS getMore=.. getMoreMeanMs=..
  * </pre>
  * {@code nanoTime} values are compared across the two processes: on one Linux machine
  * {@link System#nanoTime()} reads the same monotonic clock in every process.
- * Arguments: uri database label. Ends when its input ends.
+ * Arguments: uri database label [collection prefix, default {@code workers}: a case that should not
+ * share documents with the others gives its own]. Ends when its input ends.
  */
 public final class Worker {
 
@@ -49,10 +53,12 @@ public final class Worker {
 
     private final String database;
     private final String label;
+    private final String collectionPrefix;
 
-    private Worker(String uri, String database, String label) {
+    private Worker(String uri, String database, String label, String collectionPrefix) {
         this.database = database;
         this.label = label;
+        this.collectionPrefix = collectionPrefix;
         for (WakeUpMode mode : WakeUpMode.values()) {
             CommandCounter counter = CommandCounter.allThreads();
             CommandCounter waiterCounter = new CommandCounter(thread -> thread.getName().equals("waiter"));
@@ -69,12 +75,12 @@ public final class Worker {
 
     private MongoLockManager newManager(WakeUpMode mode) {
         return mode.apply(MongoLockManager.builder().client(clients.get(mode)).database(database)
-                .collection("workers_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
+                .collection(collectionPrefix + "_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
                 .leaseTime(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(10))).build();
     }
 
     public static void main(String[] args) throws Exception {
-        Worker worker = new Worker(args[0], args[1], args[2]);
+        Worker worker = new Worker(args[0], args[1], args[2], args.length > 3 ? args[3] : "workers");
         reply(Protocol.READY);
         try (BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             for (String line; (line = input.readLine()) != null; ) {
@@ -137,6 +143,8 @@ public final class Worker {
                 reply("RESET");
             }
             case "CONTEND" -> contend(mode, manager, Arrays.copyOfRange(command, 2, command.length));
+            case "TURNS" -> reply(Protocol.RESULT + " " + TurnTaking.run(manager,
+                    TurnTaking.Plan.parse(name, Arrays.copyOfRange(command, 3, command.length)), counters.get(mode)));
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
         }
     }
