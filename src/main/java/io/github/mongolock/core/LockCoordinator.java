@@ -57,6 +57,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final LocalWaiters waiters = new LocalWaiters();
     /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
     private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
+    /**
+     * Per name, until when (nanoTime) this manager's other waiters need not ask the store: one of them
+     * just found the lock held elsewhere with this manager queued and the push feed up, so the release
+     * notice wakes one of them; whoever wakes after this moment asks again, which keeps the lease watch
+     * going. One poll per manager instead of one per waiting thread.
+     */
+    private final ConcurrentHashMap<String, Long> quietUntil = new ConcurrentHashMap<>();
     private final OwnedLocks owned;
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
@@ -89,12 +96,17 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
-            public void released(String name) {
+            public void released(String name, String queueHead) {
+                if (queueHead != null && !queueHead.equals(ownerPrefix)) {
+                    return; // free, but another manager's turn: our waiters could not take it
+                }
+                quietUntil.remove(name); // whoever it wakes asks the store at once
                 signals.released(name);
             }
 
             @Override
             public void missedSome() {
+                quietUntil.clear();
                 signals.releasedAll();
             }
 
@@ -169,6 +181,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         LocalWaiters.Ticket ticket = waitNanos > 0 ? waiters.join(name, lease) : null;
         boolean woken = false;
         boolean queued = false;
+        FreshAttempts.Outcome lastAnswer = null; // the store's last word on the lock, for the timeout's message
         Optional<LockSession> outcome = Optional.empty();
         try {
             for (int attempt = 0; ; attempt++) {
@@ -191,20 +204,35 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     continue; // released from another thread meanwhile: acquire afresh
                 }
                 FreshAttempts.Outcome busy;
+                boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
+                // Not bypassed by a wake-up: a pushed notice ends the quiet itself, and a waiter that merely
+                // finds the generation moved (a sibling was woken) must not ask too.
+                long quiet = signal == null || !pushed || !queuedFor.contains(name) ? 0 : quietOrClaimPoll(name);
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
                     busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null, false);
+                } else if (quiet > 0) {
+                    // Another caller of this manager asked a moment ago; a pushed release notice wakes one of us.
+                    busy = FreshAttempts.Outcome.busy(Optional.empty(), null, Duration.ofNanos(quiet), true);
                 } else {
                     FreshAttempt tried = acquireFresh(name, lease);
                     if (tried.hold() != null) {
+                        quietUntil.remove(name);
                         outcome = Optional.of(tried.hold());
                         return outcome;
                     }
                     busy = tried.busy();
+                    lastAnswer = busy;
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(feedListener);
-                        queued |= queueUp(name, busy);
+                        boolean inQueue = queueUp(name, busy);
+                        queued |= inQueue;
+                        if (inQueue && pushed) {
+                            long calm = Math.min(busy.retryBy() == null ? Long.MAX_VALUE : busy.retryBy().toNanos(),
+                                    backoff.maxWhilePushed().toNanos());
+                            quietUntil.put(name, clock.nanoTime() + calm);
+                        }
                     }
                 }
                 long left = waitNanos - (clock.nanoTime() - start);
@@ -219,12 +247,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         }
                     }
                     if (throwWhenBusy) {
-                        throw timeout(name, wait, busy);
+                        throw timeout(name, wait, busy.holder().isEmpty() && lastAnswer != null ? lastAnswer : busy);
                     }
                     return Optional.empty();
                 }
-                boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
-                long pause = Math.min(backoff.pauseNanos(attempt, busy.retryBy(), pushed), left);
+                // Queued with the feed up: the notice wakes us, so no quick polls (the lease watch's bound still holds).
+                int ramp = pushed && busy.queued() ? RetryBackoff.FULL : attempt;
+                long pause = Math.min(backoff.pauseNanos(ramp, busy.retryBy(), pushed), left);
                 woken = signal.awaitChange(generation, pause);
             }
         } catch (InterruptedException interruptedWhileParked) {
@@ -247,6 +276,23 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 leaveQueue(name);
             }
         }
+    }
+
+    /**
+     * How long this manager's waiters for {@code name} may still leave the store alone. When the quiet is
+     * over, one caller claims the next poll (the others stay quiet while it asks): 0 for that caller.
+     */
+    private long quietOrClaimPoll(String name) {
+        Long until = quietUntil.get(name);
+        if (until == null) {
+            return 0;
+        }
+        long now = clock.nanoTime();
+        if (until - now > 0) {
+            return until - now;
+        }
+        long claim = backoff.maxWhilePushed().toNanos();
+        return quietUntil.replace(name, until, now + claim) ? 0 : Math.max(quietUntil.getOrDefault(name, now) - now, 0);
     }
 
     /** Leaves the line of this manager's waiters; returns a lock handed to the caller meanwhile, if any. */
@@ -326,6 +372,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 return null;
             });
             queuedFor.remove(name);
+            quietUntil.remove(name);
         } catch (LockStoreException | LockInterruptedException failed) {
             LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
         } finally {

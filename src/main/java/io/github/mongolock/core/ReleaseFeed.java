@@ -17,8 +17,13 @@ public interface ReleaseFeed extends AutoCloseable {
 
     /** Where the feed delivers; implemented by the coordinator. */
     interface Listener {
-        /** {@code name} was just left free. */
-        void released(String name);
+        /**
+         * {@code name} was just left free.
+         *
+         * @param queueHead the manager whose turn it is, when the notice carries the lock's queue (only a
+         *                  looked-up document does); null when unknown
+         */
+        void released(String name, String queueHead);
 
         /** Notices may have been missed (the stream was reopened without history): every waiter should look once. */
         void missedSome();

@@ -10,6 +10,9 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 record RetryBackoff(Duration initial, Duration max, Duration maxWhilePushed) {
 
+    /** An attempt number past the ramp: the pause is drawn from the full ceiling at once. */
+    static final int FULL = 20;
+
     RetryBackoff(Duration initial, Duration max) {
         this(initial, max, max);
     }
@@ -27,7 +30,7 @@ record RetryBackoff(Duration initial, Duration max, Duration maxWhilePushed) {
      * @param notAfter when known, the latest useful retry (e.g. when a takeover becomes due): no point sleeping past it
      */
     long pauseNanos(int attempt, Duration notAfter, boolean pushed) {
-        long ceiling = initial.toNanos() << Math.min(attempt, 20);
+        long ceiling = initial.toNanos() << Math.min(attempt, FULL);
         ceiling = Math.min(ceiling, (pushed ? maxWhilePushed : max).toNanos());
         if (notAfter != null) {
             // Retry just after that moment: a small margin absorbs clock granularity.

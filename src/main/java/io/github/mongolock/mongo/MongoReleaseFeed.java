@@ -191,7 +191,7 @@ public final class MongoReleaseFeed implements ReleaseFeed {
                     }
                     String name = lockName(event, lookup);
                     if (name != null) {
-                        listener.released(name);
+                        listener.released(name, lookup ? queueHead(event.getFullDocument()) : null);
                     }
                 }
             } catch (StreamEnded ended) {
@@ -232,6 +232,12 @@ public final class MongoReleaseFeed implements ReleaseFeed {
                 warned = true;
             }
         }
+    }
+
+    /** The manager at the head of a looked-up lock's queue, or null when nobody is queued. */
+    private static String queueHead(Document lock) {
+        return lock != null && lock.get(MongoLockStore.QUEUE) instanceof List<?> queue && !queue.isEmpty()
+                ? String.valueOf(queue.get(0)) : null;
     }
 
     private static String lockName(ChangeStreamDocument<Document> event, boolean lookup) {

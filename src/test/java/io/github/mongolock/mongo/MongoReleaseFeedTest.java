@@ -191,7 +191,7 @@ class MongoReleaseFeedTest {
         volatile boolean waiting = true;
 
         @Override
-        public void released(String name) {
+        public void released(String name, String queueHead) {
             names.add(name);
         }
 
