@@ -100,6 +100,48 @@ class PushWakeUpTest {
     }
 
     @Test
+    void theWaitersOfAQueuedManagerAskTheStoreAsOneAndTheReleaseWakesOneOfThem(TestMongo mongo) throws Exception {
+        MongoCollection<Document> locks = mongo.collection(mongo.freshDatabase(), "locks");
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        MongoLockStore store = new MongoLockStore(locks);
+        LockStore counted = new io.github.mongolock.testing.ForwardingLockStore(store) {
+            @Override
+            public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+                attempts.incrementAndGet();
+                return super.tryAcquire(name, owner, lease);
+            }
+        };
+        LockCoordinator waiting = new LockCoordinator(counted, "waiting:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of(),
+                new MongoReleaseFeed(store.collection(), "feed-waiting"), RetryBackoff.standard());
+        closeables.add(waiting);
+        LockCoordinator holder = node("holder", locks, true, RetryBackoff.standard());
+        LockSession held = holder.acquire("job");
+        int threads = 8;
+        List<CompletableFuture<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            waiters.add(CompletableFuture.supplyAsync(() -> {
+                try (LockSession mine = waiting.acquire("job", Duration.ofSeconds(30))) {
+                    return mine.fencingToken();
+                }
+            }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+        }
+        await(() -> waiting.releaseFeedStatus() == ReleaseFeed.Status.PUSHING, "the waiting manager's feed is up");
+        Thread.sleep(500); // every waiter has asked once or been told a sibling did; the ramp is over
+        int before = attempts.get();
+        Thread.sleep(1_500);
+        int whileHeld = attempts.get() - before;
+        // Polling each on its own, 8 waiters would ask every 10-500 ms; as one, at most one poll per 1-2 s.
+        assertTrue(whileHeld <= 2, whileHeld + " store attempts in 1.5 s by 8 waiters of one queued manager");
+        held.close();
+        for (CompletableFuture<Long> waiter : waiters) {
+            assertTrue(waiter.get(10, TimeUnit.SECONDS) > held.fencingToken());
+        }
+        System.out.printf("[quiet polls] %d attempts in 1.5 s while held elsewhere; %d in all for %d grants%n",
+                whileHeld, attempts.get(), threads);
+    }
+
+    @Test
     void theBuilderWiresTheFeedAndCanTurnItOff(TestMongo mongo) {
         String database = mongo.freshDatabase();
         try (MongoLockManager pushing = MongoLockManager.builder().client(mongo.client()).database(database).build();
