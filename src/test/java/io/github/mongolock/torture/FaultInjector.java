@@ -100,6 +100,11 @@ final class FaultInjector {
         long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), resumeAt);
         sleepUntil(resumeAt);
         v.process().resume();
+        if (recoveredAt == FaultEvent.UNRECOVERED) {
+            // Nobody took it over while the holder was stopped (its waiters came late): the grant that
+            // ends the fault may come after the SIGCONT, by a takeover or after the holder's own release.
+            recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), v.stoppedAt() + recoveryTimeout.toNanos());
+        }
         events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
                 v.signalled(), System.nanoTime(), recoveredAt));
         return true;

@@ -197,12 +197,26 @@ public final class TortureWorker {
         watchdog.start();
     }
 
+    /**
+     * One store round trip before the threads start: a fresh JVM's first call pays for class loading and
+     * the driver's connection set-up, and a waiter cannot see a lock held before its client works. The
+     * checker counts recovery from a waiter's first acquire call, so that call must be a working one.
+     */
+    private void warmUp() {
+        try {
+            locks.get().inspect(WorkerSettings.lockName(0));
+        } catch (LockException storeDown) {
+            // MongoDB is down right now (an outage scenario): the threads find out for themselves
+        }
+    }
+
     /** Whether the threads still start sections: before the deadline and within the budget. */
     private boolean running() {
         return sections.get() < settings.maxSections() && settings.deadlineNanos() - System.nanoTime() > 0;
     }
 
     private void runThreads() throws InterruptedException {
+        warmUp();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < settings.threads(); i++) {
             Thread thread = new Thread(this::loop, settings.process() + "-t" + i);
