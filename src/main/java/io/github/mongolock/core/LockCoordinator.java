@@ -8,7 +8,6 @@ import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
-import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -16,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
@@ -55,15 +52,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReleaseSignals signals = new ReleaseSignals();
     private final LockEvents events;
     private final LocalWaiters waiters = new LocalWaiters();
-    /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
-    private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
-    /**
-     * Per name, until when (nanoTime) this manager's other waiters need not ask the store: one of them
-     * just found the lock held elsewhere with this manager queued and the push feed up, so the release
-     * notice wakes one of them; whoever wakes after this moment asks again, which keeps the lease watch
-     * going. One poll per manager instead of one per waiting thread.
-     */
-    private final ConcurrentHashMap<String, Long> quietUntil = new ConcurrentHashMap<>();
+    /** This manager's place in lock queues, and the quiet its queued waiters keep. */
+    private final QueuePresence queues;
     private final OwnedLocks owned;
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
@@ -93,6 +83,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
+        this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
         this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
@@ -100,13 +91,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 if (queueHead != null && !queueHead.equals(ownerPrefix)) {
                     return; // free, but another manager's turn: our waiters could not take it
                 }
-                quietUntil.remove(name); // whoever it wakes asks the store at once
+                queues.noticed(name);
                 signals.released(name);
             }
 
             @Override
             public void missedSome() {
-                quietUntil.clear();
+                queues.noticesMissed();
                 signals.releasedAll();
             }
 
@@ -207,7 +198,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
                 // Not bypassed by a wake-up: a pushed notice ends the quiet itself, and a waiter that merely
                 // finds the generation moved (a sibling was woken) must not ask too.
-                long quiet = signal == null || !pushed || !queuedFor.contains(name) ? 0 : quietOrClaimPoll(name);
+                long quiet = signal == null || !pushed ? 0 : queues.quietOrClaimPoll(name);
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
                     busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null, false);
@@ -217,7 +208,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 } else {
                     FreshAttempt tried = acquireFresh(name, lease);
                     if (tried.hold() != null) {
-                        quietUntil.remove(name);
                         outcome = Optional.of(tried.hold());
                         return outcome;
                     }
@@ -229,9 +219,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         boolean inQueue = queueUp(name, busy);
                         queued |= inQueue;
                         if (inQueue && pushed) {
-                            long calm = Math.min(busy.retryBy() == null ? Long.MAX_VALUE : busy.retryBy().toNanos(),
-                                    backoff.maxWhilePushed().toNanos());
-                            quietUntil.put(name, clock.nanoTime() + calm);
+                            queues.asked(name, busy.retryBy());
                         }
                     }
                 }
@@ -278,23 +266,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /**
-     * How long this manager's waiters for {@code name} may still leave the store alone. When the quiet is
-     * over, one caller claims the next poll (the others stay quiet while it asks): 0 for that caller.
-     */
-    private long quietOrClaimPoll(String name) {
-        Long until = quietUntil.get(name);
-        if (until == null) {
-            return 0;
-        }
-        long now = clock.nanoTime();
-        if (until - now > 0) {
-            return until - now;
-        }
-        long claim = backoff.maxWhilePushed().toNanos();
-        return quietUntil.replace(name, until, now + claim) ? 0 : Math.max(quietUntil.getOrDefault(name, now) - now, 0);
-    }
-
     /** Leaves the line of this manager's waiters; returns a lock handed to the caller meanwhile, if any. */
     private HeldLock leaveLine(String name, LocalWaiters.Ticket ticket) {
         HeldLock handed = ticket.leave();
@@ -329,52 +300,31 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /**
-     * Puts this manager in the lock's queue when the store showed it missing there and the lock is not
-     * this manager's own (a grant to another of its callers not yet registered). A failure only costs
-     * fairness: the next attempt tries again.
-     *
-     * @return whether this manager is (or may be) in the queue now
-     */
+    /** {@link QueuePresence#queueUp}, through the call gate. */
     private boolean queueUp(String name, FreshAttempts.Outcome busy) {
-        if (busy.queued()) {
-            queuedFor.add(name);
-            return true;
-        }
-        if (busy.holder().map(holder -> holder.startsWith(ownerPrefix + ":")).orElse(false) || !calls.enterAcquisition()) {
+        if (!busy.queued() && !calls.enterAcquisition()) {
             return false;
         }
-        queuedFor.add(name); // before the call: its answer may be lost after it landed
         try {
-            store.joinQueue(name, ownerPrefix);
-        } catch (LockStoreException failed) {
-            LOG.log(Level.DEBUG, "mongolock could not queue for lock {0}; the next attempt tries again: {1}",
-                    name, failed.getMessage());
+            return queues.queueUp(name, busy);
         } finally {
-            calls.exit();
+            if (!busy.queued()) {
+                calls.exit();
+            }
         }
-        return true;
     }
 
     /**
      * The last caller of this manager to stop waiting for {@code name} without it takes the manager out
-     * of its queue, so that the lock does not wait for a turn nobody takes. Best effort: a queued
-     * manager that is gone stalls the lock once, for one watch period (docs/fairness.md).
+     * of its queue, so that the lock does not wait for a turn nobody takes. Once closing, close() leaves
+     * every queue this manager may still be in.
      */
     private void leaveQueue(String name) {
-        // Once closing, close() leaves every queue this manager may still be in.
         if (waiters.anyWaiting(name) || owned.get(name) != null || !calls.enterAcquisition()) {
             return;
         }
         try {
-            OwnedLocks.withoutInterrupt(() -> {
-                store.leaveQueue(name, ownerPrefix);
-                return null;
-            });
-            queuedFor.remove(name);
-            quietUntil.remove(name);
-        } catch (LockStoreException | LockInterruptedException failed) {
-            LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
+            queues.leave(name);
         } finally {
             calls.exit();
         }
@@ -413,7 +363,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             if (!outcome.isGranted()) {
                 return new FreshAttempt(null, outcome);
             }
-            queuedFor.remove(name); // a grant takes this manager out of the lock's queue
+            queues.granted(name); // a grant takes this manager out of the lock's queue
             hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos());
             renewer.tracked(hold.lock());
         } finally {
@@ -472,28 +422,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
-        leaveQueues();
+        queues.leaveAll();
         events.close();
         signals.releasedAll();
         if (!unreleased.isEmpty()) {
             LOG.log(Level.WARNING, "mongolock could not release " + unreleased
                     + " on close; they free themselves when their leases run out");
-        }
-    }
-
-    /** Closing: out of every queue this manager may still be in, so no lock waits for its turn. Best effort. */
-    private void leaveQueues() {
-        for (String name : queuedFor) {
-            try {
-                OwnedLocks.withoutInterrupt(() -> {
-                    store.leaveQueue(name, ownerPrefix);
-                    return null;
-                });
-                queuedFor.remove(name);
-            } catch (LockException stillDown) {
-                LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0} on close; a waiter takes it over"
-                        + " after one watch period: {1}", name, stillDown.getMessage());
-            }
         }
     }
 

@@ -1,0 +1,132 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockStoreException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One manager's place in the locks' queues of waiting managers (docs/fairness.md), and how its
+ * waiters share the polling while it is queued: one of them asks the store, the others stay quiet
+ * until a pushed release notice or the poll one of them claims. Callers pass store calls through their
+ * call gate first. Thread-safe.
+ */
+final class QueuePresence {
+
+    private static final System.Logger LOG = System.getLogger(QueuePresence.class.getName());
+
+    private final LockStore store;
+    private final String manager;
+    private final MonotonicClock clock;
+    private final long maxQuietNanos;
+    /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
+    private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
+    /** Per name, until when (nanoTime) this manager's waiters need not ask the store. */
+    private final ConcurrentHashMap<String, Long> quietUntil = new ConcurrentHashMap<>();
+
+    /** @param maxQuiet the longest its waiters stay away from the store while queued (the pushed backoff's ceiling) */
+    QueuePresence(LockStore store, String manager, MonotonicClock clock, Duration maxQuiet) {
+        this.store = store;
+        this.manager = manager;
+        this.clock = clock;
+        this.maxQuietNanos = maxQuiet.toNanos();
+    }
+
+    /**
+     * After the store found {@code name} busy for a caller that waits: joins the lock's queue when the
+     * store showed this manager missing there and the lock is not this manager's own (a grant to another
+     * of its callers not yet registered). A failure only costs fairness: the next attempt tries again.
+     *
+     * @return whether this manager is (or may be) in the queue now
+     */
+    boolean queueUp(String name, FreshAttempts.Outcome busy) {
+        if (busy.queued()) {
+            queuedFor.add(name);
+            return true;
+        }
+        if (busy.holder().map(holder -> holder.startsWith(manager + ":")).orElse(false)) {
+            return false;
+        }
+        queuedFor.add(name); // before the call: its answer may be lost after it landed
+        try {
+            store.joinQueue(name, manager);
+        } catch (LockStoreException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not queue for lock {0}; the next attempt tries again: {1}",
+                    name, failed.getMessage());
+        }
+        return true;
+    }
+
+    /**
+     * A caller of this queued manager just asked the store and found {@code name} held elsewhere: the
+     * others may stay quiet until its next look is due ({@code retryBy}, e.g. for the lease watch) and
+     * at most the pushed backoff's ceiling.
+     */
+    void asked(String name, Duration retryBy) {
+        long calm = Math.min(retryBy == null ? Long.MAX_VALUE : retryBy.toNanos(), maxQuietNanos);
+        quietUntil.put(name, clock.nanoTime() + calm);
+    }
+
+    /**
+     * How long a waiter for {@code name} may still leave the store alone: 0 when this manager is not
+     * queued for it, or when the quiet is over and this caller claimed the next poll (the others stay
+     * quiet while it asks).
+     */
+    long quietOrClaimPoll(String name) {
+        Long until = queuedFor.contains(name) ? quietUntil.get(name) : null;
+        if (until == null) {
+            return 0;
+        }
+        long now = clock.nanoTime();
+        if (until - now > 0) {
+            return until - now;
+        }
+        return quietUntil.replace(name, until, now + maxQuietNanos) ? 0
+                : Math.max(quietUntil.getOrDefault(name, now) - now, 0);
+    }
+
+    /** A release notice for {@code name}: whoever it wakes asks the store at once. */
+    void noticed(String name) {
+        quietUntil.remove(name);
+    }
+
+    /** Notices may have been missed: every waiter looks once. */
+    void noticesMissed() {
+        quietUntil.clear();
+    }
+
+    /** A fresh grant took this manager out of the lock's queue. */
+    void granted(String name) {
+        queuedFor.remove(name);
+        quietUntil.remove(name);
+    }
+
+    /** Takes this manager out of {@code name}'s queue; best effort (a gone head stalls the lock once, one watch period). */
+    void leave(String name) {
+        try {
+            OwnedLocks.withoutInterrupt(() -> {
+                store.leaveQueue(name, manager);
+                return null;
+            });
+            queuedFor.remove(name);
+            quietUntil.remove(name);
+        } catch (LockStoreException | LockInterruptedException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
+        }
+    }
+
+    /** Closing: out of every queue this manager may still be in, so no lock waits for its turn. Best effort. */
+    void leaveAll() {
+        for (String name : queuedFor) {
+            try {
+                leave(name);
+            } catch (LockException unexpected) {
+                LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0} on close: {1}", name,
+                        unexpected.getMessage());
+            }
+        }
+    }
+}
