@@ -129,6 +129,14 @@ public final class MongoLockStore implements LockStore {
      */
     public static final Duration LONG_AGO = Duration.ofMinutes(1);
 
+    /**
+     * How long a free lock waits, unchanged, for the manager at the head of its queue before a waiter
+     * takes it over and drops that head (at most the lease, whichever is shorter). A live head takes its
+     * turn within milliseconds of the pushed release notice, or within its polling backoff (at most
+     * 500 ms) without one; a crashed or frozen one costs this much, once.
+     */
+    public static final Duration TURN_GRACE = Duration.ofSeconds(3);
+
     private static final String SERVER_NOW = "serverNow";
     private static final FindOneAndUpdateOptions UPSERT_BEFORE =
             new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
@@ -321,9 +329,11 @@ public final class MongoLockStore implements LockStore {
         List<?> queue = queue(state);
         String head = number(state, HOLDS) == 0 && !queue.isEmpty() ? String.valueOf(queue.get(0)) : null;
         String holder = owner != null ? owner : head != null ? "nobody (free, queued for " + head + ")" : "nobody";
+        // A free lock waits for its queue's head no longer than TURN_GRACE: taking a free lock can never
+        // break mutual exclusion, so only fairness is at stake, and a live head takes its turn long before.
+        Duration watched = head != null && leaseMs > TURN_GRACE.toMillis() ? TURN_GRACE : Duration.ofMillis(leaseMs);
         return new Sighting(new WatchedState(version, state.get(BEAT), renewedAt, renewsBeat, head, owner,
-                state.get(HOLDS)), holder,
-                Duration.ofMillis(leaseMs), endedLongAgo);
+                state.get(HOLDS)), holder, watched, endedLongAgo);
     }
 
     @Override

@@ -401,6 +401,27 @@ class LockCoordinatorTest {
     }
 
     @Test
+    void aQueuedManagerThatIsGoneHoldsAFreeLockUpForTheTurnGraceOnceNotForALease() throws Exception {
+        LockCoordinator holder = node("a", realStore, Duration.ofSeconds(30));
+        LockCoordinator waiter = node("b", realStore, Duration.ofSeconds(30));
+        LockSession held = holder.acquire("job");
+        realStore.joinQueue("job", "crashed-manager"); // queued, then its process died
+        held.close();
+        long start = System.nanoTime();
+        try (LockSession mine = waiter.acquire("job", Duration.ofSeconds(20))) {
+            double waited = (System.nanoTime() - start) / 1e9;
+            System.out.printf("[stale queue head] taken over after %.2f s (turn grace %s, lease 30 s)%n",
+                    waited, io.github.mongolock.mongo.MongoLockStore.TURN_GRACE);
+            assertTrue(waited >= 3.0, "the head had its grace: " + waited + " s");
+            assertTrue(waited < 10, "not a whole 30 s lease: " + waited + " s");
+        }
+        // The gone head was dropped: the lock is not held up again.
+        try (LockSession again = holder.acquire("job", Duration.ZERO)) {
+            assertTrue(again.isHeld());
+        }
+    }
+
+    @Test
     void anInterruptedWaiterStopsHoldsNothingAndKeepsItsFlag() throws Exception {
         LockCoordinator node = node("a", realStore, Duration.ofSeconds(30));
         LockSession held = node.acquire("job");

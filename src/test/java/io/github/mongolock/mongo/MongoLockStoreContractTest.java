@@ -81,6 +81,20 @@ class MongoLockStoreContractTest extends LockStoreContract {
     }
 
     @Test
+    void aFreeLockWaitsForItsQueueHeadAtMostTheTurnGraceNotAWholeLongLease() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", Duration.ofMinutes(10));
+        assertEquals(Duration.ofMinutes(10), sight("job", "m2:1").holderLease(), "a held lock: the holder's lease");
+        store.joinQueue("job", "gone");
+        assertTrue(store.release("job", "m1:1", held.version(), 0));
+        assertEquals(MongoLockStore.TURN_GRACE, sight("job", "m2:1").holderLease(),
+                "a free lock queued for another: watched for the turn grace only");
+        AcquireAttempt.Granted shortLease = grant("short", "m1:1", Duration.ofMillis(500));
+        store.joinQueue("short", "gone");
+        assertTrue(store.release("short", "m1:1", shortLease.version(), 0));
+        assertEquals(Duration.ofMillis(500), sight("short", "m2:1").holderLease(), "never longer than the lease");
+    }
+
+    @Test
     void aLeaseThatEndedLongAgoByTheDatabaseClockIsMarkedForTheFastPath() {
         grant("stale", "crashed", Duration.ofMinutes(10));
         grant("fresh", "alive", Duration.ofMinutes(10));
