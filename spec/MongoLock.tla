@@ -3,6 +3,10 @@
 (* The clock-free lease protocol of mongolock: one lock document, clients  *)
 (* with drifting monotonic clocks, a server whose wall clock can step, and *)
 (* requests that may be applied late, applied with a lost reply, or never. *)
+(* With the fairness rules of docs/fairness.md: the queue of waiting       *)
+(* managers in the document (join, leave, head-only acquire of a free      *)
+(* lock, stale-head takeover) and the hand-over of a released lock to the  *)
+(* next acquisition of the same manager in one compare-and-set.            *)
 (*                                                                         *)
 (* Java / MongoDB mapping: every action below says which call it stands    *)
 (* for.  "Filter" is the query part of a findOneAndUpdate / updateOne on   *)
@@ -21,9 +25,12 @@
 (*    (document, clients, requests in flight): the same as a fresh UUID;   *)
 (*  - tokens are only compared with < and =, so after every grant each     *)
 (*    token still referenced is replaced by its rank among them (an order- *)
-(*    preserving renumbering: 1 = the oldest token a holder still has).    *)
+(*    preserving renumbering: 1 = the oldest token a holder still has);    *)
+(*  - the queue holds client numbers (a client is one manager) and only    *)
+(*    ever holds each once ($addToSet), so it is a sequence of distinct    *)
+(*    clients.                                                             *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets
+EXTENDS Naturals, FiniteSets, Sequences
 
 CONSTANTS
     Clients,     \* the client processes, numbered 1..N
@@ -43,16 +50,25 @@ CONSTANTS
     MaxCrashes,  \* bound on crashes
     MaxLost,     \* bound on requests given up (lost reply, stalled or dropped request)
     MaxHolds,    \* bound on re-entrant holds
+    MaxHandOvers,\* bound on hand-overs (0: no hand-over)
     Reacquire,   \* TRUE: a client that released wants the lock again; FALSE: it is done
     Variant,     \* "Correct" | "IgnoreBeat" (takeover CAS on version only)
                  \* | "NoMargin" (waiter waits exactly one Lease)
-    MaxId        \* owner ids per client (recycled when unreferenced)
+                 \* | "HandOverNoOwner" (hand-over CAS filtered on _id only)
+    MaxId,       \* owner ids per client (recycled when unreferenced)
+    WithQueue,   \* TRUE: waiters join the document's queue; a free lock with a
+                 \* non-empty queue may be acquired only by its head
+    WithLeave,   \* TRUE: a waiter may stop waiting (and leave the queue)
+    HandOverLossOnly \* TRUE: in a behaviour with a hand-over, the only request given
+                 \* up (MaxLost) is that hand-over (a state-space bound, see README)
 
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin /\ FastLease >= Lease
-       /\ MaxHolds >= 1 /\ MaxCrashes \in Nat /\ MaxLost \in Nat /\ Reacquire \in BOOLEAN
+       /\ MaxHolds >= 1 /\ MaxHandOvers \in Nat /\ MaxCrashes \in Nat /\ MaxLost \in Nat
+       /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
-       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin"}
+       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner"}
+       /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLossOnly \in BOOLEAN
 
 VARIABLES
     doc,         \* the lock document
@@ -61,12 +77,14 @@ VARIABLES
     cs,          \* per-client state, see ClientState
     net,         \* requests still in flight whose client no longer waits for them
     faults,      \* [crash, lost]: faults so far (bounded: eventually no more faults)
+    handed,      \* hand-overs so far (bounded by MaxHandOvers)
     lastGranted, \* history: the token of the last grant
     tokensOk,    \* history: every grant's token exceeded lastGranted
     lateWrite    \* history: some non-grant write changed the document although it
-                 \* did not carry the document's current owner id and lease id
+                 \* did not carry the document's current owner id and lease id, or a
+                 \* hand-over landed although it did not carry them as its old ones
 
-vars == <<doc, rate, wall, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+vars == <<doc, rate, wall, cs, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 Ids  == Clients \X (1..MaxId)
 NoId == <<0, 0>>          \* owner: null
@@ -87,45 +105,68 @@ Sub0(a, b) == IF a >= b THEN a - b ELSE 0
 (*   holds the holds value a Sync sets                                     *)
 (*   left  Lease minus the local time elapsed since the request was SENT:  *)
 (*         what a success reply confirms (confirmedUntil - now)            *)
+(*   old   HandOver: the releasing acquisition's owner id (the filter's);  *)
+(*         id is then the new acquisition's                                *)
+(*   pull  Takeover: the stale queue head the waiter saw (0: none), pulled *)
+(*         from the queue with the grantee                                 *)
 (***************************************************************************)
-Req(k, i, v, b, h, l) == [kind |-> k, id |-> i, ver |-> v, beat |-> b, holds |-> h, left |-> l]
+Req(k, i, v, b, h, l) == [kind |-> k, id |-> i, ver |-> v, beat |-> b, holds |-> h, left |-> l,
+                          old |-> NoId, pull |-> 0]
 NoReq == Req("none", NoId, FALSE, FALSE, 0, 0)
-Kinds == {"Acquire", "Takeover", "Abandon", "Renew", "Reenter", "Release",
+TakeoverReq(i, v, b, p) == [Req("Takeover", i, v, b, 0, Lease) EXCEPT !.pull = p]
+HandOverReq(i, o, v)    == [Req("HandOver", i, v, FALSE, 0, Lease) EXCEPT !.old = o]
+Kinds == {"Acquire", "Takeover", "HandOver", "Abandon", "Renew", "Reenter", "Release",
           "ReleaseLast", "Sync"}
 Requests == [kind : Kinds, id : Ids, ver : BOOLEAN, beat : BOOLEAN,
-             holds : 0..MaxHolds, left : 0..Lease]
+             holds : 0..MaxHolds, left : 0..Lease, old : Ids \cup {NoId},
+             pull : Clients \cup {0}]
 
-IsGrant(r)        == r.kind \in {"Acquire", "Takeover"}
-SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "Renew", "Reenter"}
+IsGrant(r)        == r.kind \in {"Acquire", "Takeover", "HandOver"}
+SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew", "Reenter"}
 ChangesVersion(r) == r.kind # "Renew"
-ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "Renew"}
+ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew"}
+
+(***************************************************************************)
+(* The queue of waiting managers (client numbers, in arrival order).       *)
+(***************************************************************************)
+InQueue(q, c) == \E i \in DOMAIN q : q[i] = c
+QHead(q)      == IF q = <<>> THEN 0 ELSE Head(q)
+Without(q, S) == SelectSeq(q, LAMBDA x : x \notin S)     \* $pullAll
+\* The head a waiter watches: that of a free lock (0: none, or the lock is held).
+SeenHead(d)   == IF d.holds = 0 THEN QHead(d.queue) ELSE 0
 
 (***************************************************************************)
 (* Client state.                                                           *)
-(*  mode  "Wait" (wants the lock), "Acq" (a grant request out),            *)
-(*        "Abandon" (an Abandon out), "Hold", "Done" (released, wants no   *)
-(*        more; only when Reacquire = FALSE), "Crashed"                    *)
+(*  mode  "Wait" (wants the lock), "Acq" (a grant or hand-over request    *)
+(*        out), "Abandon" (an Abandon out), "Hold", "Done" (released and   *)
+(*        wants no more, when Reacquire = FALSE; or stopped waiting),      *)
+(*        "Crashed"                                                        *)
 (*  att   owner id of the current attempt (NoId: none)                     *)
-(*  kset, kver, kbeat, seen: the waiter has a key; its version / beat are *)
-(*        still the document's; local time since the reply that showed it  *)
-(*        (capped at WaitFor)                                              *)
+(*  kset, kver, kbeat, khead, seen: the waiter has a key; its version /    *)
+(*        beat are still the document's; the queue head it saw on a free  *)
+(*        lock (0: none or held); local time since the reply that showed   *)
+(*        it (capped at WaitFor)                                           *)
 (*  cnt   local hold count; ver: the version this holder last wrote is     *)
 (*        still the document's                                            *)
 (*  conf  confirmedUntil - localNow (0: not confirmed)                     *)
 (*  tok   the fencing token of the grant                                   *)
-(*  app   the request the application thread waits for (acquire, abandon,  *)
-(*        re-enter, release, sync); ren: the renewer's request             *)
+(*  app   the request the application thread waits for (acquire, hand-    *)
+(*        over, abandon, re-enter, release, sync); ren: the renewer's      *)
+(*        request; nxt: a request to send when app's reply (or give-up)    *)
+(*        comes (the release of the old acquisition after an unknown      *)
+(*        hand-over: abandon first, then release)                          *)
 (***************************************************************************)
 Idle == [mode |-> "Wait", att |-> NoId, kset |-> FALSE, kver |-> FALSE, kbeat |-> FALSE,
-         seen |-> 0, cnt |-> 0, ver |-> FALSE, conf |-> 0, tok |-> 0,
-         app |-> NoReq, ren |-> NoReq]
+         khead |-> 0, seen |-> 0, cnt |-> 0, ver |-> FALSE, conf |-> 0, tok |-> 0,
+         app |-> NoReq, ren |-> NoReq, nxt |-> NoReq]
 
 ClientState == [mode : {"Wait", "Acq", "Abandon", "Hold", "Done", "Crashed"},
                 att : Ids \cup {NoId},
-                kset : BOOLEAN, kver : BOOLEAN, kbeat : BOOLEAN, seen : 0..WaitFor,
-                cnt : 0..MaxHolds, ver : BOOLEAN, conf : 0..Lease,
+                kset : BOOLEAN, kver : BOOLEAN, kbeat : BOOLEAN, khead : Clients \cup {0},
+                seen : 0..WaitFor, cnt : 0..MaxHolds, ver : BOOLEAN, conf : 0..Lease,
                 tok : 0..(Cardinality(Clients) + 1),
-                app : Requests \cup {NoReq}, ren : Requests \cup {NoReq}]
+                app : Requests \cup {NoReq}, ren : Requests \cup {NoReq},
+                nxt : Requests \cup {NoReq}]
 
 \* isHeld(): in state holding and local clock < confirmedUntil.
 IsHeld(c) == cs[c].mode = "Hold" /\ cs[c].conf > 0
@@ -134,7 +175,9 @@ IsHeld(c) == cs[c].mode = "Hold" /\ cs[c].conf > 0
 (* Fresh values (see the header).                                          *)
 (***************************************************************************)
 AllReqs == net \cup {cs[c].app : c \in Clients} \cup {cs[c].ren : c \in Clients}
-IdRefs == {doc.owner, doc.lease} \cup {cs[c].att : c \in Clients} \cup {r.id : r \in AllReqs}
+                \cup {cs[c].nxt : c \in Clients}
+IdRefs == {doc.owner, doc.lease} \cup {cs[c].att : c \in Clients}
+            \cup {r.id : r \in AllReqs} \cup {r.old : r \in AllReqs}
 FreshId(c) == <<c, CHOOSE n \in 1..MaxId : <<c, n>> \notin IdRefs>>
 
 \* Can a (version, beat) filter still match?  Versions and beats never repeat, so
@@ -145,7 +188,11 @@ KeyAlive(ver, beat) == ver /\ (beat \/ Variant = "IgnoreBeat")
 \* would use is cleared).  Filters on owner never match again once the document's
 \* owner has moved on from that id: ids are never reused, and an id that was granted
 \* has no grant request left in flight.
-Dead(r) == [r EXCEPT !.ver = FALSE, !.beat = FALSE, !.holds = 0, !.left = 0]
+Dead(r) == [r EXCEPT !.ver = FALSE, !.beat = FALSE, !.holds = 0, !.left = 0, !.pull = 0,
+                     !.old = NoId]
+
+\* The hand-over's filter {owner: old, version: v} (the broken variant: {_id} only).
+HandOverMatches(r, d) == Variant = "HandOverNoOwner" \/ (d.owner = r.old /\ r.ver)
 
 \* A write incremented version (v) and/or beat (b) and/or moved the owner away from
 \* id gone: every remembered copy is stale.  To keep the state space small, what can
@@ -156,6 +203,7 @@ StaleReq(r, v, b, gone) ==
     IF r = NoReq THEN r
     ELSE LET r1 == [r EXCEPT !.ver = @ /\ ~v, !.beat = @ /\ ~b]
          IN  IF   (r1.kind = "Takeover" /\ ~KeyAlive(r1.ver, r1.beat))
+                \/ (r1.kind = "HandOver" /\ ~r1.ver /\ Variant # "HandOverNoOwner")
                 \/ (r1.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r1.ver)
                 \/ (~IsGrant(r1) /\ r1.id = gone)
              THEN Dead(r1)
@@ -164,24 +212,47 @@ StaleReq(r, v, b, gone) ==
 \* not know that; it learns it from the reply).
 HolderKinds == {"Renew", "Reenter", "Release", "ReleaseLast", "Sync"}
 Send(r, d) ==
-    IF r.kind \in HolderKinds
-       /\ (r.id # d.owner \/ (r.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r.ver))
+    IF \/ r.kind \in HolderKinds
+          /\ (r.id # d.owner \/ (r.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r.ver))
+       \/ r.kind = "HandOver" /\ ~HandOverMatches(r, d)
     THEN Dead(r) ELSE r
+
+\* Can request r (in its current form) still match in some later state?  A filter on
+\* owner matches again only while that id is the owner or a grant for it is in flight
+\* (gids: the ids of the grant requests that can still match).
+MayMatch(r, owner, gids) ==
+    CASE r.kind = "Acquire"  -> TRUE
+      [] r.kind = "Takeover" -> KeyAlive(r.ver, r.beat)
+      [] r.kind = "HandOver" -> Variant = "HandOverNoOwner" \/ r.ver
+      [] r.kind \in {"Reenter", "Release", "ReleaseLast"} -> r.ver
+      [] OTHER -> r.id = owner \/ r.id \in gids           \* Abandon, Renew, Sync
+LiveGrantIds(reqs) == {q.id : q \in {x \in reqs : IsGrant(x) /\ MayMatch(x, NoId, {})}}
+SlotReqs(s) == {s.app, s.ren, s.nxt}
+\* The requests in net (nobody waits for them) that can still match; one that cannot
+\* is dropped: applying it later would change nothing but net (a step no fairness
+\* forces), and its ids become free for reuse.
+Keep(reqs, clients, owner) ==
+    LET gids == LiveGrantIds(reqs \cup UNION {SlotReqs(clients[x]) : x \in Clients})
+    IN  {q \in reqs : MayMatch(q, owner, gids)}
 
 StaleClient(s, v, b, gone) ==
     LET s1 == [s EXCEPT !.kver = @ /\ ~v, !.kbeat = @ /\ ~b, !.ver = @ /\ ~v,
-                        !.app = StaleReq(@, v, b, gone), !.ren = StaleReq(@, v, b, gone)]
+                        !.app = StaleReq(@, v, b, gone), !.ren = StaleReq(@, v, b, gone),
+                        !.nxt = StaleReq(@, v, b, gone)]
     IN  IF s1.kset /\ ~KeyAlive(s1.kver, s1.kbeat)
-        THEN [s1 EXCEPT !.kset = FALSE, !.kver = FALSE, !.kbeat = FALSE, !.seen = 0]
+        THEN [s1 EXCEPT !.kset = FALSE, !.kver = FALSE, !.kbeat = FALSE, !.khead = 0,
+                        !.seen = 0]
         ELSE s1
 
 (***************************************************************************)
 (* The server: filters and updates.                                        *)
 (***************************************************************************)
 Matches(r) ==
-    CASE r.kind = "Acquire"  -> doc.holds = 0                      \* {holds: 0}
+    CASE r.kind = "Acquire"  -> /\ doc.holds = 0                   \* {holds: 0, $or: [
+                                /\ QHead(doc.queue) \in {0, r.id[1]} \* no queue.0, queue.0: me]}
       [] r.kind = "Takeover" -> /\ r.ver                           \* {version: v, beat: b}
                                 /\ (Variant = "IgnoreBeat" \/ r.beat)
+      [] r.kind = "HandOver" -> HandOverMatches(r, doc)            \* {owner: old, version: v}
       [] r.kind = "Abandon"  -> doc.owner = r.id                   \* {owner}
       [] r.kind = "Renew"    -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
       [] r.kind = "Sync"     -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
@@ -192,8 +263,10 @@ Matches(r) ==
 \* incremented by invalidating every remembered copy, see Apply).  A free document's
 \* leaseId is cleared with its owner: every filter that tests leaseId tests owner too.
 Updated(r) ==
-    CASE IsGrant(r) ->    \* owner, leaseId := new; holds := 1; version, token, beat + 1
-             [doc EXCEPT !.owner = r.id, !.lease = r.id, !.holds = 1, !.token = @ + 1]
+    CASE IsGrant(r) ->    \* owner, leaseId := new; holds := 1; version, token, beat + 1;
+                          \* $pullAll queue [me] (a takeover: [me, the stale head])
+             [doc EXCEPT !.owner = r.id, !.lease = r.id, !.holds = 1, !.token = @ + 1,
+                         !.queue = Without(@, {r.id[1], r.pull})]
       [] r.kind \in {"Abandon", "ReleaseLast"} ->  \* owner := null, holds := 0, version + 1
              [doc EXCEPT !.owner = NoId, !.lease = NoId, !.holds = 0]
       [] r.kind = "Renew"   -> doc                                         \* beat + 1
@@ -216,8 +289,10 @@ Reply(s, r, m, d) ==
            ELSE IF m THEN [s EXCEPT !.mode = "Hold", !.cnt = 1, !.ver = TRUE,
                                     !.conf = r.left, !.tok = d.token]
            ELSE [s EXCEPT !.mode = "Wait", !.att = NoId]
-      [] r.kind = "Abandon" ->
-           IF Current(s, r, "Abandon") THEN [s EXCEPT !.mode = "Wait", !.att = NoId] ELSE s
+      [] r.kind = "Abandon" ->      \* then the release held back in nxt, if any
+           IF Current(s, r, "Abandon")
+           THEN [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = s.nxt, !.nxt = NoReq]
+           ELSE s
       [] r.kind = "Renew" ->
            IF ~Current(s, r, "Hold") THEN s
            ELSE IF m THEN [s EXCEPT !.conf = Max2(@, r.left)]   \* max(confirmedUntil, sent + Lease)
@@ -263,10 +338,13 @@ Apply(r, c, slot) ==
         /\ lastGranted' = IF grant THEN Rank(d1.token) ELSE lastGranted
         /\ tokensOk' = (tokensOk /\ (grant => d1.token > lastGranted))
         /\ lateWrite' = (lateWrite \/ (m /\ ~IsGrant(r)
-                                        /\ ~(r.id = doc.owner /\ r.id = doc.lease)))
+                                        /\ ~(r.id = doc.owner /\ r.id = doc.lease))
+                                   \/ (m /\ r.kind = "HandOver"
+                                        /\ ~(r.old = doc.owner /\ r.old = doc.lease)))
         /\ wall' = IF m /\ SetsRenewedAt(r) THEN [age |-> 0, fwd |-> 0] ELSE wall
-        /\ net' = {StaleReq(q, v, b, gone) : q \in IF slot = "net" THEN net \ {r} ELSE net}
-        /\ UNCHANGED <<rate, faults>>
+        /\ net' = Keep({StaleReq(q, v, b, gone) : q \in IF slot = "net" THEN net \ {r} ELSE net},
+                       cs1, d1.owner)
+        /\ UNCHANGED <<rate, faults, handed>>
 
 \* The server applies the request the application thread waits for.
 ApplyApp(c) == cs[c].app # NoReq /\ Apply(cs[c].app, c, "app")
@@ -278,42 +356,78 @@ ApplyLate == \E r \in net : Apply(r, CHOOSE c \in Clients : TRUE, "net")
 (***************************************************************************)
 (* Waiters.                                                                *)
 (***************************************************************************)
-\* Java: findOne({_id}) (plus the server's $$NOW for the fast path); when free,
-\* findOneAndUpdate({_id, holds: 0}, {owner: newId, holds: 1, leaseId: new,
-\* $inc: {version, token, beat}, $currentDate: renewedAt}).  The key and seenAt are
-\* taken when the REPLY is received (the read is atomic here: its apply and its
-\* reply are one step; a later reply only makes the wait longer).
+\* May a request of kind k be given up now (see Faults)?
+MayLose(k) == faults.lost < MaxLost /\ (~HandOverLossOnly \/ handed = 0 \/ k = "HandOver")
+
+\* May c take the lock with a fresh acquire: free, and the queue empty or c its head?
+FreeFor(c) == doc.holds = 0 /\ QHead(doc.queue) \in {0, c}
+\* Does c's read make it join the queue: it must wait, and it is not in the queue.
+Joins(c) == WithQueue /\ ~FreeFor(c) /\ ~InQueue(doc.queue, c)
+
+\* Java: findOne({_id}) (plus the server's $$NOW for the fast path); when free and
+\* the queue empty or headed by this manager, findOneAndUpdate({_id, holds: 0,
+\* $or: [{"queue.0": {$exists: false}}, {"queue.0": me}]}, {owner: newId, holds: 1,
+\* leaseId: new, $inc: {version, token, beat}, $currentDate: renewedAt,
+\* $pullAll: {queue: [me]}}) (upsert).  A free lock headed by another manager is
+\* watched like a held one, its key being (version, beat, queue head).  The key and
+\* seenAt are taken when the REPLY is received (the read is atomic here: its apply and
+\* its reply are one step; a later reply only makes the wait longer).
+\* Join: when the read shows a lock this manager must wait for and its id absent from
+\* the queue, updateOne({_id}, {$addToSet: {queue: me}}).  It touches only the queue
+\* (no compare-and-set, no watched key is disturbed), so it is taken in the same step
+\* as the read; a join applied late is a stale entry, as a crash or a lost leave
+\* leaves one.
 Read(c) ==
     LET s == cs[c]
         a == FreshId(c)
+        h == SeenHead(doc)
     IN
     /\ s.mode = "Wait" /\ s.app = NoReq
-    /\ CASE doc.holds = 0 ->                                    \* free: Acquire
+    /\ doc' = IF Joins(c) THEN [doc EXCEPT !.queue = Append(@, c)] ELSE doc
+    /\ CASE FreeFor(c) ->                                       \* free for me: Acquire
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
-                        !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
+                        !.kver = FALSE, !.kbeat = FALSE, !.khead = 0, !.seen = 0,
                         !.app = Req("Acquire", a, FALSE, FALSE, 0, Lease)]]
          [] FastPath /\ wall.age > FastLease + FastMargin ->       \* fast path: CAS at once
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
-                        !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
-                        !.app = Req("Takeover", a, TRUE, TRUE, 0, Lease)]]
-         [] s.kset /\ s.kver /\ s.kbeat ->
+                        !.kver = FALSE, !.kbeat = FALSE, !.khead = 0, !.seen = 0,
+                        !.app = TakeoverReq(a, TRUE, TRUE, h)]]
+         [] s.kset /\ s.kver /\ s.kbeat /\ s.khead = h ->
               UNCHANGED cs                                     \* same key: keep seenAt
          [] OTHER ->                                           \* new key: restart
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.kset = TRUE, !.kver = TRUE,
-                        !.kbeat = TRUE, !.seen = 0]]
-    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+                        !.kbeat = TRUE, !.khead = h, !.seen = 0]]
+    /\ UNCHANGED <<rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
-\* Java: the key (version, beat) unchanged for lease * 1.03 on the monotonic clock:
-\* findOneAndUpdate({_id, version: v, beat: b}, same update as Acquire).
+\* Java: the key (version, beat; for a free lock also the queue head) unchanged for
+\* lease * 1.03 on the monotonic clock: findOneAndUpdate({_id, version: v, beat: b},
+\* same update as Acquire but $pullAll: {queue: [me, the stale head]}).  The filter
+\* does not test the head: if the head changed since the last read, the CAS may still
+\* match (and pulls a head that is already gone).
 Takeover(c) ==
     LET s == cs[c]
         a == FreshId(c)
     IN
     /\ s.mode = "Wait" /\ s.app = NoReq /\ s.kset /\ s.seen >= Threshold
     /\ cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
-                 !.kver = FALSE, !.kbeat = FALSE, !.seen = 0,
-                 !.app = Req("Takeover", a, s.kver, s.kbeat, 0, Lease)]]
-    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+                 !.kver = FALSE, !.kbeat = FALSE, !.khead = 0, !.seen = 0,
+                 !.app = TakeoverReq(a, s.kver, s.kbeat, s.khead)]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
+
+\* Java: the caller stops waiting (its timeout elapsed, or it was interrupted) between
+\* two attempts; the manager's last waiter leaves the queue: updateOne({_id},
+\* {$pullAll: {queue: [me]}}), best effort: the leave may be lost (counted as a request
+\* given up), and then the entry stays, stale.  The client wants the lock no more.
+Leave(c) ==
+    /\ WithLeave /\ cs[c].mode = "Wait" /\ cs[c].app = NoReq
+    /\ cs' = [cs EXCEPT ![c] = [@ EXCEPT !.mode = "Done", !.kset = FALSE, !.kver = FALSE,
+                                          !.kbeat = FALSE, !.khead = 0, !.seen = 0]]
+    /\ \/ /\ doc' = [doc EXCEPT !.queue = Without(@, {c})]
+          /\ UNCHANGED faults
+       \/ /\ MayLose("Leave") /\ InQueue(doc.queue, c)              \* the leave is lost
+          /\ faults' = [faults EXCEPT !.lost = @ + 1]
+          /\ UNCHANGED doc
+    /\ UNCHANGED <<rate, wall, net, handed, lastGranted, tokensOk, lateWrite>>
 
 (***************************************************************************)
 (* Holders.  No fairness: a holder may stop renewing (pause) at any time.  *)
@@ -323,14 +437,14 @@ Takeover(c) ==
 Renew(c) ==
     /\ cs[c].mode = "Hold" /\ cs[c].ren = NoReq
     /\ cs' = [cs EXCEPT ![c].ren = Send(Req("Renew", cs[c].att, FALSE, FALSE, 0, Lease), doc)]
-    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 \* Java: nested acquire: updateOne({_id, owner, version: v},
 \* {$inc: {holds: 1, version: 1}, $currentDate: renewedAt}).
 Reenter(c) ==
     /\ cs[c].mode = "Hold" /\ cs[c].app = NoReq /\ cs[c].cnt < MaxHolds
     /\ cs' = [cs EXCEPT ![c].app = Send(Req("Reenter", cs[c].att, cs[c].ver, FALSE, 0, Lease), doc)]
-    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 \* Java: release: updateOne({_id, owner, version: v}, {$inc: {holds: -1, version: 1}});
 \* the last hold: {owner: null, holds: 0, $inc: {version: 1}}, sent after the client
@@ -344,6 +458,30 @@ Release(c) ==
                 THEN [s EXCEPT !.cnt = @ - 1, !.app = Send(Req("Release", s.att, s.ver, FALSE, s.cnt - 1, 0), doc)]
                 ELSE [Lost(s) EXCEPT !.mode = IF Reacquire THEN "Wait" ELSE "Done",
                                      !.app = Send(Req("ReleaseLast", s.att, s.ver, FALSE, 0, 0), doc)]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
+
+\* Java: handOver, the release of the last hold while another caller of the same
+\* manager waits for the lock: findOneAndUpdate({_id, owner, version: v},
+\* {owner: newId, holds: 1, leaseId: new, leaseMs, $inc: {version, token, beat},
+\* $currentDate: {acquiredAt, renewedAt}, $pullAll: {queue: [me]}}).  A client is a
+\* process here, so the waiting caller is the same client under a NEW owner id (the
+\* next acquisition): the releasing thread stops believing when it sends, and the new
+\* acquisition waits for the reply as for a grant (confirmedUntil = sent + lease).
+\* Neither the queue nor the 8-grant streak limit restricts it (see README).
+\* With at most one hand-over, only the first client hands over: the clients are
+\* symmetric (same actions, every combination of clock rates), so a behaviour where
+\* another client does is the same up to renaming the clients.  Under
+\* HandOverLossOnly, no hand-over after a request was given up.
+HandOver(c) ==
+    LET s == cs[c]
+        a == FreshId(c)
+    IN
+    /\ handed < MaxHandOvers /\ (MaxHandOvers > 1 \/ c = Min(Clients))
+    /\ ~HandOverLossOnly \/ faults.lost = 0
+    /\ s.mode = "Hold" /\ s.app = NoReq /\ s.cnt = 1
+    /\ cs' = [cs EXCEPT ![c] = [Lost(s) EXCEPT !.mode = "Acq", !.att = a,
+                                  !.app = Send(HandOverReq(a, s.att, s.ver), doc)]]
+    /\ handed' = handed + 1
     /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
 
 (***************************************************************************)
@@ -353,40 +491,48 @@ Release(c) ==
 \* request, which stays in flight (it may be applied later, or never; the reply, if any,
 \* is lost).  The client reacts at once:
 \*   grant unknown       -> Abandon: updateOne({_id, owner: thatId}, {owner: null, holds: 0, $inc: {version: 1}})
+\*   hand-over unknown   -> Abandon of the new owner id as above, then (after its reply)
+\*                          the release of the old acquisition, version-checked as Release;
+\*                          then the new acquisition waits again normally
 \*   re-enter / release / sync unknown -> Sync: findOneAndUpdate({_id, owner, leaseId},
 \*                          {holds: localCount, $inc: {version: 1}}, BEFORE)
 \*   abandon unknown     -> back to waiting (a later attempt uses a new id)
 \*   renew unknown       -> nothing confirmed
 FollowUp(s, r) ==
-    CASE IsGrant(r) /\ Current(s, r, "Acq") ->
+    CASE r.kind = "HandOver" /\ Current(s, r, "Acq") ->      \* (a release that cannot
+             [s EXCEPT !.mode = "Abandon",                   \* match is not sent)
+                       !.app = Req("Abandon", r.id, FALSE, FALSE, 0, 0),
+                       !.nxt = IF r.old = NoId THEN NoReq
+                               ELSE Send(Req("ReleaseLast", r.old, r.ver, FALSE, 0, 0), doc)]
+      [] IsGrant(r) /\ r.kind # "HandOver" /\ Current(s, r, "Acq") ->
              [s EXCEPT !.mode = "Abandon", !.app = Req("Abandon", r.id, FALSE, FALSE, 0, 0)]
       [] r.kind \in {"Reenter", "Release", "Sync"} /\ Current(s, r, "Hold") ->
              [s EXCEPT !.app = SyncFor(s, doc)]
       [] r.kind = "Abandon" /\ Current(s, r, "Abandon") ->
-             [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = NoReq]
+             [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = s.nxt, !.nxt = NoReq]
       [] OTHER -> [s EXCEPT !.app = NoReq]
 
 GiveUpApp(c) ==
-    /\ faults.lost < MaxLost /\ cs[c].app # NoReq
-    /\ net' = net \cup {cs[c].app}
+    /\ cs[c].app # NoReq /\ MayLose(cs[c].app.kind)
+    /\ net' = Keep(net \cup {cs[c].app}, cs, doc.owner)
     /\ cs' = [cs EXCEPT ![c] = FollowUp(cs[c], cs[c].app)]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
-    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
 
 GiveUpRen(c) ==
-    /\ faults.lost < MaxLost /\ cs[c].ren # NoReq
-    /\ net' = net \cup {cs[c].ren}
+    /\ cs[c].ren # NoReq /\ MayLose(cs[c].ren.kind)
+    /\ net' = Keep(net \cup {cs[c].ren}, cs, doc.owner)
     /\ cs' = [cs EXCEPT ![c].ren = NoReq]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
-    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
 
-\* The process dies; its requests in flight may still land.
+\* The process dies; its requests in flight may still land; its queue entry stays.
 Crash(c) ==
     /\ faults.crash < MaxCrashes /\ cs[c].mode \notin {"Crashed", "Done"}
-    /\ net' = net \cup ({cs[c].app, cs[c].ren} \ {NoReq})
+    /\ net' = Keep(net \cup ({cs[c].app, cs[c].ren} \ {NoReq}), cs, doc.owner)
     /\ cs' = [cs EXCEPT ![c] = [Idle EXCEPT !.mode = "Crashed"]]
     /\ faults' = [faults EXCEPT !.crash = @ + 1]
-    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
 
 \* A pause (GC, SIGSTOP) needs no action: nothing forces a client to take a step
 \* while Tick runs its clock on.
@@ -406,7 +552,7 @@ Advance(s, d) ==
 Tick ==
     /\ cs' = [c \in Clients |-> Advance(cs[c], rate[c])]
     /\ wall' = IF FastPath THEN [wall EXCEPT !.age = Min2(@ + R, WallCap)] ELSE wall
-    /\ UNCHANGED <<doc, rate, net, faults, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 \* The server's wall clock steps forward (NTP, operator), at most MaxForward in total
 \* between a write of renewedAt and a read; one step of the whole remaining allowance
@@ -414,24 +560,25 @@ Tick ==
 WallForward ==
     /\ FastPath /\ wall.fwd < MaxForward
     /\ wall' = [age |-> Min2(wall.age + MaxForward - wall.fwd, WallCap), fwd |-> MaxForward]
-    /\ UNCHANGED <<doc, rate, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, cs, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 \* ... or backward, arbitrarily (represented by a step back to renewedAt itself).
 WallBackward ==
     /\ FastPath /\ wall.age > 0
     /\ wall' = [wall EXCEPT !.age = 0]
-    /\ UNCHANGED <<doc, rate, cs, net, faults, lastGranted, tokensOk, lateWrite>>
+    /\ UNCHANGED <<doc, rate, cs, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 (***************************************************************************)
 (* The specification.                                                      *)
 (***************************************************************************)
 Init ==
-    /\ doc = [owner |-> NoId, lease |-> NoId, holds |-> 0, token |-> 0]
+    /\ doc = [owner |-> NoId, lease |-> NoId, holds |-> 0, token |-> 0, queue |-> <<>>]
     /\ rate \in [Clients -> Rates]
     /\ wall = [age |-> 0, fwd |-> 0]
     /\ cs = [c \in Clients |-> Idle]
     /\ net = {}
     /\ faults = [crash |-> 0, lost |-> 0]
+    /\ handed = 0
     /\ lastGranted = 0
     /\ tokensOk = TRUE
     /\ lateWrite = FALSE
@@ -439,7 +586,8 @@ Init ==
 Next ==
     \/ Tick \/ WallForward \/ WallBackward \/ ApplyLate
     \/ \E c \in Clients :
-          \/ Read(c) \/ Takeover(c) \/ Renew(c) \/ Reenter(c) \/ Release(c)
+          \/ Read(c) \/ Takeover(c) \/ Leave(c)
+          \/ Renew(c) \/ Reenter(c) \/ Release(c) \/ HandOver(c)
           \/ ApplyApp(c) \/ ApplyRen(c) \/ GiveUpApp(c) \/ GiveUpRen(c) \/ Crash(c)
 
 \* Time does not stop, the server keeps applying what live clients wait for, and
@@ -449,7 +597,46 @@ Next ==
 \* for TLC.
 ServerWork == \E c \in Clients : ApplyApp(c) \/ ApplyRen(c)
 WaiterWork == \E c \in Clients : Read(c) \/ Takeover(c)
-Fairness == WF_vars(Tick) /\ WF_vars(ServerWork) /\ WF_vars(WaiterWork)
+
+\* WF_vars(A) is <>[](ENABLED <<A>>_vars) => []<><<A>>_vars.  TLC evaluates ENABLED by
+\* computing A in every state, and <<A>>_vars by computing A on every transition (for
+\* ServerWork: every Apply, for every client); that made the liveness run several
+\* times slower than the same state space without it.  So WF_vars(ServerWork) and
+\* WF_vars(WaiterWork) are written with state predicates equal to their ENABLED
+\* conditions and step predicates equal to their steps, which TLC evaluates in a
+\* blink.  The equalities are the properties FairnessAsWritten below: check them
+\* by hand after changing an action (see README).
+ServerCanWork == \E c \in Clients : cs[c].app # NoReq \/ cs[c].ren # NoReq
+\* A step of ApplyApp(c): c's request is replaced by no request or its follow-up (of
+\* another kind); of ApplyRen(c): the renewal goes.  Giving up or crashing instead
+\* counts a fault.
+ServerStep ==
+    /\ faults' = faults
+    /\ \E c \in Clients : \/ (cs[c].app # NoReq /\ cs'[c].app.kind # cs[c].app.kind)
+                         \/ (cs[c].ren # NoReq /\ cs'[c].ren = NoReq)
+\* Read(c) would only confirm the key c has (a stuttering step).
+SameKey(c) ==
+    /\ ~FreeFor(c) /\ ~Joins(c) /\ ~(FastPath /\ wall.age > FastLease + FastMargin)
+    /\ cs[c].kset /\ cs[c].kver /\ cs[c].kbeat /\ cs[c].khead = SeenHead(doc)
+WaiterCanWork ==
+    \E c \in Clients : /\ cs[c].mode = "Wait" /\ cs[c].app = NoReq
+                       /\ (~SameKey(c) \/ (cs[c].kset /\ cs[c].seen >= Threshold))
+Key(s) == <<s.kset, s.kver, s.kbeat, s.khead>>
+\* A step of Read(c) or Takeover(c): a waiter sends an attempt, or takes a new key, or
+\* only joins; the document changes by that join at most.
+WaiterStep ==
+    /\ net' = net /\ faults' = faults
+    /\ \E c \in Clients :
+          /\ cs[c].mode = "Wait" /\ cs[c].app = NoReq
+          /\ doc' \in {doc, [doc EXCEPT !.queue = Append(@, c)]}
+          /\ \/ cs'[c].mode = "Acq"
+             \/ /\ cs'[c].mode = "Wait" /\ cs'[c].kset /\ cs'[c].seen = 0
+                /\ Key(cs'[c]) # Key(cs[c])
+             \/ (cs' = cs /\ doc' # doc)
+
+Fairness == /\ WF_vars(Tick)
+            /\ <>[]ServerCanWork => []<><<ServerStep>>_vars    \* WF_vars(ServerWork)
+            /\ <>[]WaiterCanWork => []<><<WaiterStep>>_vars    \* WF_vars(WaiterWork)
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -458,11 +645,13 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (***************************************************************************)
 TypeOK ==
     /\ doc \in [owner : Ids \cup {NoId}, lease : Ids \cup {NoId}, holds : 0..MaxHolds,
-                token : 0..(Cardinality(Clients) + 1)]
+                token : 0..(Cardinality(Clients) + 1), queue : Seq(Clients)]
+    /\ \A i, j \in DOMAIN doc.queue : i # j => doc.queue[i] # doc.queue[j]
     /\ wall \in [age : 0..WallCap, fwd : 0..MaxForward]
     /\ cs \in [Clients -> ClientState]
     /\ net \subseteq Requests
     /\ faults \in [crash : 0..MaxCrashes, lost : 0..MaxLost]
+    /\ handed \in 0..MaxHandOvers
     /\ lastGranted = doc.token
     /\ tokensOk \in BOOLEAN /\ lateWrite \in BOOLEAN
 
@@ -480,8 +669,16 @@ BelieverHasNewestToken ==
     \A c \in Clients : IsHeld(c) => cs[c].tok = doc.token
 
 \* No write other than a grant changed the document without carrying its current
-\* owner id and lease id.
+\* owner id and lease id, and no hand-over landed on a document whose owner id and
+\* lease id were not those of the acquisition it releases.
 NoLateWrite == ~lateWrite
+
+\* Fairness as written is WF_vars(ServerWork) /\ WF_vars(WaiterWork): an invariant and
+\* a property to check by hand (not in the build: they evaluate what Fairness avoids).
+EnabledAsWritten == /\ ServerCanWork = ENABLED <<ServerWork>>_vars
+                    /\ WaiterCanWork = ENABLED <<WaiterWork>>_vars
+StepsAsWritten == [][/\ ServerWork <=> ServerStep
+                     /\ WaiterWork <=> WaiterStep]_vars
 
 HeldByLiveHolder ==
     /\ doc.holds > 0
