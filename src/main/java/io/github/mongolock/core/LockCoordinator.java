@@ -277,16 +277,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private LockSession takeHandedOver(HeldLock handed) {
         LockHold hold = new LockHold(this, handed, 1);
         events.fire(LockEvent.Kind.ACQUIRED, handed, 1);
-        if (closed) {
-            // close() began meanwhile: its sweep releases the lock, or this close() does.
-            LockException closing = closedException();
-            try {
-                hold.close();
-            } catch (LockException releaseFailed) {
-                closing.addSuppressed(releaseFailed);
-            }
-            throw closing;
-        }
+        refuseIfClosed(hold);
         return hold;
     }
 
@@ -370,17 +361,25 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             calls.exit();
         }
         events.fire(LockEvent.Kind.ACQUIRED, hold.lock(), 1);
-        if (closed) {
-            // close() began while this grant was on its way: the lock is released here or by close()'s sweep.
-            LockException closing = closedException();
-            try {
-                hold.close();
-            } catch (LockException releaseFailed) {
-                closing.addSuppressed(releaseFailed);
-            }
-            throw closing;
-        }
+        refuseIfClosed(hold);
         return new FreshAttempt(hold, null);
+    }
+
+    /**
+     * A grant that reached its caller after close() began: the lock is released here or by close()'s
+     * sweep, and the caller is told the manager is closed.
+     */
+    private void refuseIfClosed(LockHold hold) {
+        if (!closed) {
+            return;
+        }
+        LockException closing = closedException();
+        try {
+            hold.close();
+        } catch (LockException releaseFailed) {
+            closing.addSuppressed(releaseFailed);
+        }
+        throw closing;
     }
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
