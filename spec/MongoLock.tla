@@ -55,6 +55,8 @@ CONSTANTS
     Variant,     \* "Correct" | "IgnoreBeat" (takeover CAS on version only)
                  \* | "NoMargin" (waiter waits exactly one Lease)
                  \* | "HandOverNoOwner" (hand-over CAS filtered on _id only)
+                 \* | "HandOverKeepsKey" (hand-over increments neither version
+                 \*   nor beat: the key other managers' waiters watch stays)
     MaxId,       \* owner ids per client (recycled when unreferenced)
     WithQueue,   \* TRUE: waiters join the document's queue; a free lock with a
                  \* non-empty queue may be acquired only by its head
@@ -67,7 +69,8 @@ ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ MaxHolds >= 1 /\ MaxHandOvers \in Nat /\ MaxCrashes \in Nat /\ MaxLost \in Nat
        /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
-       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner"}
+       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner",
+                       "HandOverKeepsKey"}
        /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLossOnly \in BOOLEAN
 
 VARIABLES
@@ -123,8 +126,9 @@ Requests == [kind : Kinds, id : Ids, ver : BOOLEAN, beat : BOOLEAN,
 
 IsGrant(r)        == r.kind \in {"Acquire", "Takeover", "HandOver"}
 SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew", "Reenter"}
-ChangesVersion(r) == r.kind # "Renew"
-ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew"}
+ChangesVersion(r) == r.kind # "Renew" /\ ~(r.kind = "HandOver" /\ Variant = "HandOverKeepsKey")
+ChangesBeat(r)    == \/ r.kind \in {"Acquire", "Takeover", "Renew"}
+                     \/ r.kind = "HandOver" /\ Variant # "HandOverKeepsKey"
 
 (***************************************************************************)
 (* The queue of waiting managers (client numbers, in arrival order).       *)
