@@ -55,20 +55,23 @@ CONSTANTS
     Variant,     \* "Correct" | "IgnoreBeat" (takeover CAS on version only)
                  \* | "NoMargin" (waiter waits exactly one Lease)
                  \* | "HandOverNoOwner" (hand-over CAS filtered on _id only)
+                 \* | "HandOverKeepsKey" (hand-over increments neither version
+                 \*   nor beat: the key other managers' waiters watch stays)
     MaxId,       \* owner ids per client (recycled when unreferenced)
     WithQueue,   \* TRUE: waiters join the document's queue; a free lock with a
                  \* non-empty queue may be acquired only by its head
     WithLeave,   \* TRUE: a waiter may stop waiting (and leave the queue)
-    HandOverLossOnly \* TRUE: in a behaviour with a hand-over, the only request given
-                 \* up (MaxLost) is that hand-over (a state-space bound, see README)
+    HandOverLost \* TRUE: every hand-over's request is given up at once (reply lost;
+                 \* applied now, later or never), using up one of MaxLost
 
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin /\ FastLease >= Lease
        /\ MaxHolds >= 1 /\ MaxHandOvers \in Nat /\ MaxCrashes \in Nat /\ MaxLost \in Nat
        /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
-       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner"}
-       /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLossOnly \in BOOLEAN
+       /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner",
+                       "HandOverKeepsKey"}
+       /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLost \in BOOLEAN
 
 VARIABLES
     doc,         \* the lock document
@@ -123,8 +126,9 @@ Requests == [kind : Kinds, id : Ids, ver : BOOLEAN, beat : BOOLEAN,
 
 IsGrant(r)        == r.kind \in {"Acquire", "Takeover", "HandOver"}
 SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew", "Reenter"}
-ChangesVersion(r) == r.kind # "Renew"
-ChangesBeat(r)    == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew"}
+ChangesVersion(r) == r.kind # "Renew" /\ ~(r.kind = "HandOver" /\ Variant = "HandOverKeepsKey")
+ChangesBeat(r)    == \/ r.kind \in {"Acquire", "Takeover", "Renew"}
+                     \/ r.kind = "HandOver" /\ Variant # "HandOverKeepsKey"
 
 (***************************************************************************)
 (* The queue of waiting managers (client numbers, in arrival order).       *)
@@ -186,8 +190,8 @@ KeyAlive(ver, beat) == ver /\ (beat \/ Variant = "IgnoreBeat")
 
 \* A request that can never match again, in a canonical form (what only a success
 \* would use is cleared).  Filters on owner never match again once the document's
-\* owner has moved on from that id: ids are never reused, and an id that was granted
-\* has no grant request left in flight.
+\* owner has moved on from that id: an id is not reused while anything refers to it,
+\* and an id that was granted has no grant request left in flight.
 Dead(r) == [r EXCEPT !.ver = FALSE, !.beat = FALSE, !.holds = 0, !.left = 0, !.pull = 0,
                      !.old = NoId]
 
@@ -356,9 +360,6 @@ ApplyLate == \E r \in net : Apply(r, CHOOSE c \in Clients : TRUE, "net")
 (***************************************************************************)
 (* Waiters.                                                                *)
 (***************************************************************************)
-\* May a request of kind k be given up now (see Faults)?
-MayLose(k) == faults.lost < MaxLost /\ (~HandOverLossOnly \/ handed = 0 \/ k = "HandOver")
-
 \* May c take the lock with a fresh acquire: free, and the queue empty or c its head?
 FreeFor(c) == doc.holds = 0 /\ QHead(doc.queue) \in {0, c}
 \* Does c's read make it join the queue: it must wait, and it is not in the queue.
@@ -424,7 +425,7 @@ Leave(c) ==
                                           !.kbeat = FALSE, !.khead = 0, !.seen = 0]]
     /\ \/ /\ doc' = [doc EXCEPT !.queue = Without(@, {c})]
           /\ UNCHANGED faults
-       \/ /\ MayLose("Leave") /\ InQueue(doc.queue, c)              \* the leave is lost
+       \/ /\ faults.lost < MaxLost /\ InQueue(doc.queue, c)     \* the leave is lost
           /\ faults' = [faults EXCEPT !.lost = @ + 1]
           /\ UNCHANGED doc
     /\ UNCHANGED <<rate, wall, net, handed, lastGranted, tokensOk, lateWrite>>
@@ -460,30 +461,6 @@ Release(c) ==
                                      !.app = Send(Req("ReleaseLast", s.att, s.ver, FALSE, 0, 0), doc)]]
     /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
-\* Java: handOver, the release of the last hold while another caller of the same
-\* manager waits for the lock: findOneAndUpdate({_id, owner, version: v},
-\* {owner: newId, holds: 1, leaseId: new, leaseMs, $inc: {version, token, beat},
-\* $currentDate: {acquiredAt, renewedAt}, $pullAll: {queue: [me]}}).  A client is a
-\* process here, so the waiting caller is the same client under a NEW owner id (the
-\* next acquisition): the releasing thread stops believing when it sends, and the new
-\* acquisition waits for the reply as for a grant (confirmedUntil = sent + lease).
-\* Neither the queue nor the 8-grant streak limit restricts it (see README).
-\* With at most one hand-over, only the first client hands over: the clients are
-\* symmetric (same actions, every combination of clock rates), so a behaviour where
-\* another client does is the same up to renaming the clients.  Under
-\* HandOverLossOnly, no hand-over after a request was given up.
-HandOver(c) ==
-    LET s == cs[c]
-        a == FreshId(c)
-    IN
-    /\ handed < MaxHandOvers /\ (MaxHandOvers > 1 \/ c = Min(Clients))
-    /\ ~HandOverLossOnly \/ faults.lost = 0
-    /\ s.mode = "Hold" /\ s.app = NoReq /\ s.cnt = 1
-    /\ cs' = [cs EXCEPT ![c] = [Lost(s) EXCEPT !.mode = "Acq", !.att = a,
-                                  !.app = Send(HandOverReq(a, s.att, s.ver), doc)]]
-    /\ handed' = handed + 1
-    /\ UNCHANGED <<doc, rate, wall, net, faults, lastGranted, tokensOk, lateWrite>>
-
 (***************************************************************************)
 (* Faults (bounded by MaxCrashes and MaxLost).                            *)
 (***************************************************************************)
@@ -513,14 +490,14 @@ FollowUp(s, r) ==
       [] OTHER -> [s EXCEPT !.app = NoReq]
 
 GiveUpApp(c) ==
-    /\ cs[c].app # NoReq /\ MayLose(cs[c].app.kind)
+    /\ faults.lost < MaxLost /\ cs[c].app # NoReq
     /\ net' = Keep(net \cup {cs[c].app}, cs, doc.owner)
     /\ cs' = [cs EXCEPT ![c] = FollowUp(cs[c], cs[c].app)]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
     /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
 
 GiveUpRen(c) ==
-    /\ cs[c].ren # NoReq /\ MayLose(cs[c].ren.kind)
+    /\ faults.lost < MaxLost /\ cs[c].ren # NoReq
     /\ net' = Keep(net \cup {cs[c].ren}, cs, doc.owner)
     /\ cs' = [cs EXCEPT ![c].ren = NoReq]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
@@ -536,6 +513,42 @@ Crash(c) ==
 
 \* A pause (GC, SIGSTOP) needs no action: nothing forces a client to take a step
 \* while Tick runs its clock on.
+
+(***************************************************************************)
+(* Hand-over.                                                              *)
+(***************************************************************************)
+\* Java: handOver, the release of the last hold while another caller of the same
+\* manager waits for the lock: findOneAndUpdate({_id, owner, version: v},
+\* {owner: newId, holds: 1, leaseId: new, leaseMs, $inc: {version, token, beat},
+\* $currentDate: {acquiredAt, renewedAt}, $pullAll: {queue: [me]}}).  A client is a
+\* process here, so the waiting caller is the same client under a NEW owner id (the
+\* next acquisition): the releasing thread stops believing when it sends, and the new
+\* acquisition waits for the reply as for a grant (confirmedUntil = sent + lease).
+\* Neither the queue nor the 8-grant streak limit restricts it (see README).
+\* With at most one hand-over, only the first client hands over: the clients are
+\* symmetric (same actions, every combination of clock rates), so a behaviour where
+\* another client does is the same up to renaming the clients.
+\* HandOverLost: the request is given up at once, as GiveUpApp would (it may land
+\* now, later or never, and the client starts its clean-up); giving it up later
+\* differs only by a wait in which the reply may still come, which is the case
+\* HandOverLost = FALSE checks.
+HandOver(c) ==
+    LET s  == cs[c]
+        a  == FreshId(c)
+        r  == Send(HandOverReq(a, s.att, s.ver), doc)
+        s1 == [Lost(s) EXCEPT !.mode = "Acq", !.att = a, !.app = r]
+    IN
+    /\ handed < MaxHandOvers /\ (MaxHandOvers > 1 \/ c = Min(Clients))
+    /\ s.mode = "Hold" /\ s.app = NoReq /\ s.cnt = 1
+    /\ handed' = handed + 1
+    /\ IF HandOverLost
+       THEN /\ faults.lost < MaxLost
+            /\ net' = Keep(net \cup {r}, [cs EXCEPT ![c] = s1], doc.owner)
+            /\ cs' = [cs EXCEPT ![c] = FollowUp(s1, r)]
+            /\ faults' = [faults EXCEPT !.lost = @ + 1]
+       ELSE /\ cs' = [cs EXCEPT ![c] = s1]
+            /\ UNCHANGED <<net, faults>>
+    /\ UNCHANGED <<doc, rate, wall, lastGranted, tokensOk, lateWrite>>
 
 (***************************************************************************)
 (* Time.                                                                   *)
@@ -600,12 +613,12 @@ WaiterWork == \E c \in Clients : Read(c) \/ Takeover(c)
 
 \* WF_vars(A) is <>[](ENABLED <<A>>_vars) => []<><<A>>_vars.  TLC evaluates ENABLED by
 \* computing A in every state, and <<A>>_vars by computing A on every transition (for
-\* ServerWork: every Apply, for every client); that made the liveness run several
-\* times slower than the same state space without it.  So WF_vars(ServerWork) and
-\* WF_vars(WaiterWork) are written with state predicates equal to their ENABLED
-\* conditions and step predicates equal to their steps, which TLC evaluates in a
-\* blink.  The equalities are the properties FairnessAsWritten below: check them
-\* by hand after changing an action (see README).
+\* ServerWork: every Apply, for every client); that made the liveness run of
+\* MongoLock.cfg six times slower.  So WF_vars(ServerWork) and WF_vars(WaiterWork) are
+\* written with state predicates equal to their ENABLED conditions and step
+\* predicates equal to their steps, which TLC evaluates in a blink.  The equalities
+\* are EnabledAsWritten and StepsAsWritten below: check them by hand after changing
+\* an action (see README).
 ServerCanWork == \E c \in Clients : cs[c].app # NoReq \/ cs[c].ren # NoReq
 \* A step of ApplyApp(c): c's request is replaced by no request or its follow-up (of
 \* another kind); of ApplyRen(c): the renewal goes.  Giving up or crashing instead
@@ -687,7 +700,7 @@ Waiting == \E c \in Clients : cs[c].mode \in {"Wait", "Acq", "Abandon"}
 
 \* Free (or held by a crashed or departed attempt) while a live client waits:
 \* eventually a live client holds it and knows it (or no live client waits any more:
-\* a waiter stops waiting only by being granted the lock or by crashing).
+\* a waiter stops waiting only by being granted the lock, by leaving or by crashing).
 FreeEventuallyGranted ==
     (Waiting /\ ~HeldByLiveHolder) ~> (HeldByLiveHolder \/ ~Waiting)
 =============================================================================

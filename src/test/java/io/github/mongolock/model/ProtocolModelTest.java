@@ -29,13 +29,15 @@ import org.junit.jupiter.api.Test;
  * build log. A run is killed, and the test fails, after {@link #TIMEOUT}.
  *
  * <ul>
- *   <li>{@code MongoLock.cfg}, the protocol as specified: TLC must check the whole state space,
- *       the invariants and the liveness property, and find nothing.
- *   <li>{@code MongoLockLate.cfg} (a lost reply or a late write instead of a crash) and
- *       {@code MongoLockFast.cfg} (the wall-clock fast path with clock steps), invariants only:
- *       TLC must find nothing. They are kept apart because together, and with the liveness
- *       check, the state space grows past what a build can afford.
- *   <li>{@code MongoLockBroken.cfg}, the takeover's compare-and-set without the renewal counter:
+ *   <li>{@code MongoLock.cfg}, the protocol as specified, with the queue of waiting managers and
+ *       a hand-over (docs/fairness.md): TLC must check the whole state space, the invariants and
+ *       the liveness property, and find nothing.
+ *   <li>{@code MongoLockLate.cfg} (a lost reply or a late write instead of a crash, the hand-over's
+ *       included) and {@code MongoLockFast.cfg} (the wall-clock fast path with clock steps),
+ *       invariants only: TLC must find nothing. They are kept apart because together, and with
+ *       the liveness check, the state space grows past what a build can afford.
+ *   <li>{@code MongoLockBroken.cfg}, the takeover's compare-and-set without the renewal counter,
+ *       and {@code MongoLockBrokenHandOver.cfg}, a hand-over that moves neither version nor beat:
  *       TLC must report that {@code AtMostOneBeliever} is violated, by name. Any other failure
  *       (a parse error, another invariant, a crash) fails the test.
  * </ul>
@@ -75,14 +77,23 @@ class ProtocolModelTest {
 
     @Test
     void takeoverIgnoringTheRenewalCounterLetsTwoClientsBelieveTheyHold() {
-        TlcRun run = runTlc("MongoLockBroken.cfg");
+        assertViolated(runTlc("MongoLockBroken.cfg"), "AtMostOneBeliever");
+    }
 
-        assertTrue(run.output().contains("Error: Invariant AtMostOneBeliever is violated."),
-                () -> "TLC did not report AtMostOneBeliever violated on MongoLockBroken.cfg (exit "
+    @Test
+    void handOverLeavingTheWatchedKeyLetsAnotherManagersWaiterTakeOverFromTheNewHolder() {
+        assertViolated(runTlc("MongoLockBrokenHandOver.cfg"), "AtMostOneBeliever");
+    }
+
+    private static void assertViolated(TlcRun run, String invariant) {
+        assertTrue(run.output().contains("Error: Invariant " + invariant + " is violated."),
+                () -> "TLC did not report " + invariant + " violated on " + run.config() + " (exit "
                         + run.exitCode() + "), see " + run.outputFile() + ":\n" + run.summary());
-        assertFalse(run.output().contains(NO_ERROR), "TLC found no error in the broken protocol");
+        assertFalse(run.output().contains(NO_ERROR),
+                () -> "TLC found no error in the broken protocol of " + run.config());
         assertEquals(EXIT_SAFETY_VIOLATION, run.exitCode(),
-                () -> "TLC exit status (12 = invariant violated), see " + run.outputFile());
+                () -> "TLC exit status on " + run.config() + " (12 = invariant violated), see "
+                        + run.outputFile());
     }
 
     private static void assertNoError(TlcRun run) {
