@@ -208,7 +208,8 @@ final class OwnedLocks {
      * Caller holds the mutex; {@code lock} is held with one hold left and {@code next} is claimed. One
      * compare-and-set from this acquisition to a new one of this manager for {@code next}'s caller.
      * When its answer is lost, whichever of the two acquisitions is in the document is freed (both
-     * changes are owner-checked); if that cannot be done either, the release fails as usual.
+     * changes are owner-checked, the old one's first); if that cannot be done either, the release fails
+     * as usual.
      */
     private HandOver handOver(HeldLock lock, LocalWaiters.Ticket next) {
         String successorOwner = nextOwner.get();
@@ -223,9 +224,13 @@ final class OwnedLocks {
             }
             LockException cleanUpFailed = null;
             try {
+                // The old acquisition first: if its version-checked release matches, the hand-over can no
+                // longer land; if it missed because the hand-over landed, the abandon frees that. The other
+                // order lets a late hand-over land between the two and leaves a lock nobody renews.
                 withoutInterrupt(() -> {
+                    boolean released = store.release(lock.name, lock.owner, lock.version, 0);
                     store.abandon(lock.name, successorOwner);
-                    return store.release(lock.name, lock.owner, lock.version, 0);
+                    return released;
                 });
             } catch (LockException stillUnknown) {
                 failure.addSuppressed(stillUnknown);

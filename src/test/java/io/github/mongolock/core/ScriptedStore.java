@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A real store with faults switched on by the test: renewals that hang (a paused process or a
@@ -23,6 +24,7 @@ final class ScriptedStore extends ForwardingLockStore {
     private volatile StoreFault nextReentryFault;
     private volatile StoreFault nextReleaseFault;
     private volatile StoreFault nextHandOverFault;
+    private final AtomicReference<Runnable> lateWrite = new AtomicReference<>();
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger acquireCalls = new AtomicInteger();
     final AtomicInteger handOverCalls = new AtomicInteger();
@@ -53,11 +55,16 @@ final class ScriptedStore extends ForwardingLockStore {
         /** No server could be selected: the request never left the client. */
         NEVER_SENT,
         /** The connection broke after the write was applied: the answer is lost. */
-        ANSWER_LOST;
+        ANSWER_LOST,
+        /**
+         * The answer is lost and the write is still on its way: MongoDB applies it right after the next
+         * clean-up write on the store (a request delayed in a router or a slow primary).
+         */
+        LANDS_LATE;
 
         LockStoreException exception() {
             return new LockStoreException("MongoDB unreachable (scripted " + this + ")", new RuntimeException(),
-                    this == ANSWER_LOST);
+                    this != NEVER_SENT);
         }
     }
 
@@ -83,6 +90,14 @@ final class ScriptedStore extends ForwardingLockStore {
             throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
         }
         real.abandon(name, owner);
+        landLateWrite();
+    }
+
+    private void landLateWrite() {
+        Runnable write = lateWrite.getAndSet(null);
+        if (write != null) {
+            write.run();
+        }
     }
 
     void loseNextAcquireAnswer() {
@@ -112,6 +127,10 @@ final class ScriptedStore extends ForwardingLockStore {
         StoreFault fault = nextHandOverFault;
         nextHandOverFault = null;
         if (fault == StoreFault.NEVER_SENT) {
+            throw fault.exception();
+        }
+        if (fault == StoreFault.LANDS_LATE) {
+            lateWrite.set(() -> real.handOver(name, owner, version, newOwner, lease));
             throw fault.exception();
         }
         AcquireAttempt attempt = real.handOver(name, owner, version, newOwner, lease);
@@ -158,6 +177,7 @@ final class ScriptedStore extends ForwardingLockStore {
             throw fault.exception();
         }
         boolean released = real.release(name, owner, version, remainingHolds);
+        landLateWrite();
         if (fault == StoreFault.ANSWER_LOST) {
             throw fault.exception();
         }
