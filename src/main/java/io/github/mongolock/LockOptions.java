@@ -5,22 +5,28 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Per-call wait and lease times; an unset value means "the manager's default". Immutable.
+ * Per-call wait and lease times, minimum hold and what a lost lease does to the work; an unset wait or
+ * lease time means "the manager's default". Immutable.
  *
  * <pre>{@code
  * locks.acquire("import-42", LockOptions.defaults().waitTime(Duration.ofSeconds(5)).leaseTime(Duration.ofMinutes(2)));
+ * locks.tryAcquire("nightly-report", LockOptions.defaults().waitTime(Duration.ZERO).holdAtLeast(Duration.ofMinutes(5)));
  * }</pre>
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, Duration.ZERO, OnLeaseLost.REPORT);
 
     private final Duration waitTime;
     private final Duration leaseTime;
+    private final Duration holdAtLeast;
+    private final OnLeaseLost onLeaseLost;
 
-    private LockOptions(Duration waitTime, Duration leaseTime) {
+    private LockOptions(Duration waitTime, Duration leaseTime, Duration holdAtLeast, OnLeaseLost onLeaseLost) {
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
+        this.holdAtLeast = holdAtLeast;
+        this.onLeaseLost = onLeaseLost;
     }
 
     /** No overrides: the manager's wait and lease times apply. */
@@ -30,12 +36,42 @@ public final class LockOptions {
 
     /** A copy that waits up to {@code waitTime} (zero: one attempt); checked when the lock is requested. */
     public LockOptions waitTime(Duration waitTime) {
-        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime);
+        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, holdAtLeast, onLeaseLost);
     }
 
     /** A copy whose lease lasts {@code leaseTime}; checked when the lock is requested. */
     public LockOptions leaseTime(Duration leaseTime) {
-        return new LockOptions(waitTime, Objects.requireNonNull(leaseTime, "leaseTime"));
+        return new LockOptions(waitTime, Objects.requireNonNull(leaseTime, "leaseTime"), holdAtLeast, onLeaseLost);
+    }
+
+    /**
+     * A copy whose fresh grant keeps the lock for at least {@code holdAtLeast} (counted from when the
+     * grant reached this manager), even if the last hold is released earlier: the release then leaves
+     * the lock taken, unrenewed, for the time that is left, and it frees itself when that has passed
+     * (the document carries it, so neither a crash nor a restart of this process changes it). For
+     * scheduled jobs run with {@code tryAcquire}: instances whose timers fire a little later find the
+     * lock still taken and skip. Zero (the default) keeps nothing. Checked when the lock is requested:
+     * zero up to 365 days. A re-entrant acquire can only lengthen the acquisition's minimum hold.
+     */
+    public LockOptions holdAtLeast(Duration holdAtLeast) {
+        return new LockOptions(waitTime, leaseTime, Objects.requireNonNull(holdAtLeast, "holdAtLeast"), onLeaseLost);
+    }
+
+    /**
+     * A copy with the given policy for a lost lease: {@link OnLeaseLost#REPORT} (the default) or
+     * {@link OnLeaseLost#INTERRUPT}.
+     *
+     * @throws LockConfigurationException for {@link OnLeaseLost#CANCEL}, which only {@code @Locked}
+     *                                    methods returning a stage can use
+     */
+    public LockOptions onLeaseLost(OnLeaseLost onLeaseLost) {
+        Objects.requireNonNull(onLeaseLost, "onLeaseLost");
+        if (onLeaseLost == OnLeaseLost.CANCEL) {
+            throw new LockConfigurationException("onLeaseLost CANCEL applies only to @Locked methods returning a"
+                    + " CompletionStage: a LockSession has no stage to cancel. Use REPORT or INTERRUPT, or register"
+                    + " your own action with LockSession.onLeaseLost(Runnable), e.g. () -> future.cancel(true).");
+        }
+        return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost);
     }
 
     public Optional<Duration> waitTime() {
@@ -46,21 +82,34 @@ public final class LockOptions {
         return Optional.ofNullable(leaseTime);
     }
 
+    /** The minimum hold; {@link Duration#ZERO} unless set. */
+    public Duration holdAtLeast() {
+        return holdAtLeast;
+    }
+
+    /** The policy for a lost lease; {@link OnLeaseLost#REPORT} unless set. */
+    public OnLeaseLost onLeaseLost() {
+        return onLeaseLost;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof LockOptions that
                 && Objects.equals(waitTime, that.waitTime)
-                && Objects.equals(leaseTime, that.leaseTime);
+                && Objects.equals(leaseTime, that.leaseTime)
+                && holdAtLeast.equals(that.holdAtLeast)
+                && onLeaseLost == that.onLeaseLost;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(waitTime, leaseTime);
+        return Objects.hash(waitTime, leaseTime, holdAtLeast, onLeaseLost);
     }
 
     @Override
     public String toString() {
         return "LockOptions[waitTime=" + (waitTime == null ? "default" : waitTime)
-                + ", leaseTime=" + (leaseTime == null ? "default" : leaseTime) + "]";
+                + ", leaseTime=" + (leaseTime == null ? "default" : leaseTime) + ", holdAtLeast=" + holdAtLeast
+                + ", onLeaseLost=" + onLeaseLost + "]";
     }
 }

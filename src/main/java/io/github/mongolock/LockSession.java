@@ -63,8 +63,21 @@ public interface LockSession extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Releases this hold; the lock is freed when the owner's last hold is released. Idempotent.
-     * Never releases another owner's lock.
+     * Runs {@code action} once if this acquisition's lease is found lost while this session is open:
+     * on the manager's {@code mongolock-notices} thread when a renewal (or the lease's end passing
+     * unconfirmed) finds it, on the owner's thread when its own re-entry or release does, and at once on
+     * the calling thread when the loss is already known. Never run once the session is closed. For work
+     * that must stop, e.g. {@code session.onLeaseLost(() -> job.cancel(true))}. Keep it short; an
+     * exception it throws is logged.
+     *
+     * @return this session
+     */
+    LockSession onLeaseLost(Runnable action);
+
+    /**
+     * Releases this hold; the lock is freed when the owner's last hold is released (or, with a
+     * {@linkplain LockOptions#holdAtLeast(java.time.Duration) minimum hold} not yet over, once that has
+     * passed). Idempotent. Never releases another owner's lock.
      *
      * @throws LockLostException  on the first close after the lease was lost: the work done under
      *                            this session may have overlapped with another holder's

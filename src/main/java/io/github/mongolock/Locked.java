@@ -25,9 +25,10 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>Every member is read and checked once, when the application deploys: a bad duration, an
- * unknown template reference or {@link OnBusy#SKIP} on a method that cannot return "nothing" stops
- * the deployment with a message naming the method. Wait and lease times can be overridden per method
- * or class through MicroProfile Config (see the README, "CDI integration").
+ * unknown template reference, {@link OnBusy#SKIP} on a method that cannot return "nothing" or a lease
+ * loss policy that does not fit the return type stops the deployment with a message naming the method.
+ * Wait, lease and minimum hold times can be overridden per method or class through MicroProfile
+ * Config (see the README, "CDI integration").
  *
  * <p>The lock belongs to the call: nested {@code @Locked} calls with the same name made while the
  * method runs (on its thread) re-enter; any other call waits or is skipped, even a later one on the
@@ -69,6 +70,27 @@ public @interface Locked {
     /** What happens when the lock is still busy at the end of the wait time. */
     @Nonbinding
     OnBusy onBusy() default OnBusy.FAIL;
+
+    /**
+     * The least time the lock stays taken after its grant, ISO-8601 ({@code PT5M}; PT0S to P365D), even
+     * when the method returns sooner: for scheduled jobs with {@link OnBusy#SKIP}, so that instances
+     * whose timers fire a little later skip instead of running the job again. The document carries it:
+     * the lock frees itself when the time is over, whatever happens to this process after the method
+     * returned (see {@link io.github.mongolock.LockOptions#holdAtLeast}). Empty: none. Config overrides
+     * ({@code .../Locked/hold-at-least}) win over this value.
+     */
+    @Nonbinding
+    String holdAtLeast() default "";
+
+    /**
+     * What happens to the running method when the lease is lost: {@link OnLeaseLost#REPORT} (the
+     * default), {@link OnLeaseLost#INTERRUPT} for a synchronous method (the thread running it is
+     * interrupted; the flag is cleared again when the method has returned, before the thread goes back to
+     * its pool) or {@link OnLeaseLost#CANCEL} for a method returning {@code CompletionStage} or
+     * {@code CompletableFuture}. Any other combination is a deployment error.
+     */
+    @Nonbinding
+    OnLeaseLost onLeaseLost() default OnLeaseLost.REPORT;
 
     /** What a {@code @Locked} method does when it cannot get the lock in time. */
     enum OnBusy {

@@ -94,6 +94,15 @@ final class CdiMessages {
         return id(15) + "Configuration key " + key + " could not be read: " + reason;
     }
 
+    static String holdAtLeastOutOfRange(String source, String value) {
+        return id(16) + source + " = \"" + value + "\" is out of range: a minimum hold must be between PT0S (none) and "
+                + LockArguments.MAX_LEASE + " (ISO-8601, e.g. PT5M).";
+    }
+
+    static String leaseLossPolicyNotPossible(String method, String returnType, String policy, String instead) {
+        return id(17) + "@Locked(onLeaseLost = " + policy + ") on " + method + ", which returns " + returnType + ": " + instead;
+    }
+
     private static String id(int number) {
         return PREFIX + String.format("%03d", number) + ": ";
     }

@@ -41,6 +41,10 @@ final class ConfigReader {
         return text(key, problems).flatMap(value -> waitTime(key, value, problems));
     }
 
+    Optional<Duration> holdAtLeast(String key, List<String> problems) {
+        return text(key, problems).flatMap(value -> holdAtLeast(key, value, problems));
+    }
+
     Optional<Integer> integer(String key, List<String> problems) {
         return text(key, problems).flatMap(value -> {
             try {
@@ -71,6 +75,18 @@ final class ConfigReader {
                 return Optional.of(LockArguments.checkWait(wait, source));
             } catch (LockConfigurationException negative) {
                 problems.add(CdiMessages.negativeWait(source, value));
+                return Optional.empty();
+            }
+        });
+    }
+
+    /** Parses a minimum hold given by {@code source} (a key or an annotation member); zero means none. */
+    static Optional<Duration> holdAtLeast(String source, String value, List<String> problems) {
+        return duration(source, value, problems).flatMap(hold -> {
+            try {
+                return Optional.of(LockArguments.checkHoldAtLeast(hold, source));
+            } catch (LockConfigurationException outOfRange) {
+                problems.add(CdiMessages.holdAtLeastOutOfRange(source, value));
                 return Optional.empty();
             }
         });

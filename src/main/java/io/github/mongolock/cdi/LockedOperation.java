@@ -4,6 +4,7 @@ import io.github.mongolock.Locked;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.OnLeaseLost;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -21,9 +22,11 @@ import java.util.concurrent.CompletionStage;
  * @param options   the wait and lease times; unset ones are the manager's defaults
  *                  ({@code mongolock.wait-time}, {@code mongolock.lease-time})
  * @param onBusy    what happens when the lock stays busy for the whole wait time
+ * @param onLeaseLost what a lost lease does to the running call (checked against the return type at deployment)
  * @param returns   how the return type affects release and skipping
  */
-record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy, ReturnKind returns) {
+record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy,
+                       OnLeaseLost onLeaseLost, ReturnKind returns) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
@@ -32,6 +35,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onBusy, "onBusy");
+        Objects.requireNonNull(onLeaseLost, "onLeaseLost");
         Objects.requireNonNull(returns, "returns");
     }
 
@@ -54,12 +58,17 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         } else {
             session = locks.acquire(lockName, options);
         }
+        Interruption interruption = onLeaseLost == OnLeaseLost.INTERRUPT ? new Interruption(session) : null;
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
             closeAfter(failure, session);
             throw failure;
+        } finally {
+            if (interruption != null) {
+                interruption.methodReturned();
+            }
         }
         if (returns.asynchronous() && result != null) {
             CompletionStage<?> stage = (CompletionStage<?>) result;
@@ -75,10 +84,57 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
                 closeAfter(refused, session); // an odd stage type that takes no callback: do not leak the lock
                 throw refused;
             }
+            if (onLeaseLost == OnLeaseLost.CANCEL) {
+                session.onLeaseLost(() -> {
+                    cancel(stage);
+                    cancel(released);
+                });
+            }
             return returns == ReturnKind.STAGE ? released : stage;
         }
         session.close();
         return result;
+    }
+
+    /** {@link OnLeaseLost#CANCEL}: a stage that cannot be turned into a future cannot be cancelled, which is logged. */
+    private void cancel(CompletionStage<?> stage) {
+        try {
+            stage.toCompletableFuture().cancel(true);
+        } catch (UnsupportedOperationException notCancellable) {
+            LOG.log(Level.WARNING, "mongolock: the lease of the lock held by " + method + " was lost, and the stage it"
+                    + " returned (" + stage.getClass().getName() + ") cannot be cancelled: it runs on unprotected");
+        }
+    }
+
+    /**
+     * {@link OnLeaseLost#INTERRUPT} for one call: interrupts the calling thread if the lease is lost while
+     * the method runs, and clears that interrupt when the method has returned, so the thread does not go
+     * back to its pool interrupted. An interrupt from elsewhere is left alone unless the loss's came too.
+     */
+    private static final class Interruption {
+        private final Thread caller = Thread.currentThread();
+        /** Guarded by {@code this}. */
+        private boolean returned;
+        /** Guarded by {@code this}. */
+        private boolean interrupted;
+
+        Interruption(LockSession session) {
+            session.onLeaseLost(this::leaseLost);
+        }
+
+        private synchronized void leaseLost() {
+            if (!returned) {
+                interrupted = true;
+                caller.interrupt();
+            }
+        }
+
+        synchronized void methodReturned() {
+            returned = true;
+            if (interrupted) {
+                Thread.interrupted();
+            }
+        }
     }
 
     private static void closeAfter(Throwable failure, LockSession session) {
@@ -93,6 +149,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
     public String toString() {
         return "@Locked " + method + " [name=" + name + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
-                + options.leaseTime().map(Duration::toString).orElse("default") + ", onBusy=" + onBusy + "]";
+                + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
+                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + "]";
     }
 }

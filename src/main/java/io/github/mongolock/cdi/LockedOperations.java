@@ -3,6 +3,7 @@ package io.github.mongolock.cdi;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.Locked;
+import io.github.mongolock.OnLeaseLost;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,11 +18,11 @@ import java.util.stream.Collectors;
  * Builds the {@link LockedOperation} of every {@code @Locked} method while the application deploys,
  * and hands them to the interceptor afterwards.
  *
- * <p>Wait and lease times are looked up in this order, first found wins (as in MicroProfile Fault
- * Tolerance): {@code <bean class>/<method>/Locked/<member>}, {@code <bean class>/Locked/<member>},
- * {@code Locked/<member>}, the annotation's member, and finally the manager's default
- * ({@code mongolock.wait-time} / {@code mongolock.lease-time}), where {@code <member>} is
- * {@code wait-time} or {@code lease-time}. Except: a {@code SKIP} method with no wait time set
+ * <p>Wait and lease times and the minimum hold are looked up in this order, first found wins (as in
+ * MicroProfile Fault Tolerance): {@code <bean class>/<method>/Locked/<member>},
+ * {@code <bean class>/Locked/<member>}, {@code Locked/<member>}, the annotation's member, and finally
+ * the manager's default ({@code mongolock.wait-time} / {@code mongolock.lease-time}; no minimum hold),
+ * where {@code <member>} is {@code wait-time}, {@code lease-time} or {@code hold-at-least}. Except: a {@code SKIP} method with no wait time set
  * anywhere but {@code mongolock.wait-time} does not wait ({@code PT0S}). Thread-safe: built on the deployment thread, read by
  * any thread afterwards.
  */
@@ -29,6 +30,7 @@ final class LockedOperations {
 
     static final String WAIT_TIME = "wait-time";
     static final String LEASE_TIME = "lease-time";
+    static final String HOLD_AT_LEAST = "hold-at-least";
 
     private record Key(Class<?> beanClass, Method method) {
     }
@@ -119,9 +121,24 @@ final class LockedOperations {
                 .flatMap(key -> config.lease(key, problems))
                 .or(() -> locked.leaseTime().isBlank() ? Optional.empty()
                         : ConfigReader.lease("@Locked(leaseTime) on " + label, locked.leaseTime(), problems));
+        Optional<Duration> holdAtLeast = lookup(beanClass, method, HOLD_AT_LEAST, problems)
+                .flatMap(key -> config.holdAtLeast(key, problems))
+                .or(() -> locked.holdAtLeast().isBlank() ? Optional.empty()
+                        : ConfigReader.holdAtLeast("@Locked(holdAtLeast) on " + label, locked.holdAtLeast(), problems));
         ReturnKind returns = ReturnKind.of(method.getReturnType());
+        String returnType = method.getGenericReturnType().getTypeName();
         if (locked.onBusy() == Locked.OnBusy.SKIP && !returns.skippable()) {
-            problems.add(CdiMessages.skipNotPossible(label, method.getGenericReturnType().getTypeName()));
+            problems.add(CdiMessages.skipNotPossible(label, returnType));
+        }
+        if (locked.onLeaseLost() == OnLeaseLost.CANCEL && !returns.asynchronous()) {
+            problems.add(CdiMessages.leaseLossPolicyNotPossible(label, returnType, "CANCEL",
+                    "only a returned CompletionStage can be cancelled. Use INTERRUPT to interrupt the thread running"
+                            + " this synchronous method, or REPORT."));
+        }
+        if (locked.onLeaseLost() == OnLeaseLost.INTERRUPT && returns.asynchronous()) {
+            problems.add(CdiMessages.leaseLossPolicyNotPossible(label, returnType, "INTERRUPT",
+                    "the method returns before the stage's work is done, so there is no thread to interrupt for it."
+                            + " Use CANCEL to cancel the returned stage, or REPORT."));
         }
         if (problems.size() > before) {
             return Optional.empty();
@@ -137,7 +154,11 @@ final class LockedOperations {
         if (lease.isPresent()) {
             options = options.leaseTime(lease.get());
         }
-        return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), returns));
+        if (holdAtLeast.isPresent()) {
+            options = options.holdAtLeast(holdAtLeast.get());
+        }
+        return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
+                returns));
     }
 
     /** The most specific override key that is set, if any. */

@@ -1,6 +1,9 @@
 package io.github.mongolock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -44,13 +47,27 @@ final class HeldLock {
     private volatile long confirmedUntilNanos;
     /** Open holds per thread they are bound to. */
     private final ConcurrentHashMap<Thread, Integer> boundHolds = new ConcurrentHashMap<>();
+    /** When the grant's answer arrived: a minimum hold counts from here, never earlier than the grant. */
+    final long grantedAtNanos;
+    /**
+     * Monotonic time before which the last release must not free the lock (a minimum hold); equal to
+     * {@link #grantedAtNanos} when there is none. Guarded by {@link #mutex}.
+     */
+    long holdUntilNanos;
+    /** Guarded by {@code this}: what the open sessions asked to run when the lease is found lost. */
+    private final List<Runnable> lossActions = new ArrayList<>();
+    /** Guarded by {@code this}: the loss actions were taken to be run; later ones run at once. */
+    private boolean lossActionsTaken;
 
-    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos) {
-        this(name, owner, granted, lease, requestSentAtNanos, 0);
+    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
+             long answeredAtNanos) {
+        this(name, owner, granted, lease, requestSentAtNanos, answeredAtNanos, 0);
     }
 
     HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
-             int streak) {
+             long answeredAtNanos, int streak) {
+        this.grantedAtNanos = answeredAtNanos;
+        this.holdUntilNanos = answeredAtNanos;
         this.streak = streak;
         this.name = name;
         this.owner = owner;
@@ -65,12 +82,63 @@ final class HeldLock {
     /**
      * Records that the store restarted the lease at some point after {@code requestSentAtNanos}.
      * Counting from when the request was sent, not answered, keeps the local view no longer than the store's.
+     * A lease whose end already passed unconfirmed stays ended: {@code isHeld()} once false never turns
+     * true again for the same acquisition (a leader told it lost its term must not get it back unasked).
+     *
+     * @return false when the answer came too late to count
      */
-    void confirm(long requestSentAtNanos) {
+    boolean confirm(long requestSentAtNanos, long answeredAtNanos) {
+        if (!confirmedAt(answeredAtNanos)) {
+            return false;
+        }
         long until = requestSentAtNanos + LockArguments.saturatedNanos(lease);
         if (until - confirmedUntilNanos > 0) {
             confirmedUntilNanos = until;
         }
+        return true;
+    }
+
+    /** Until when the store is known to count this lease as ours (monotonic nanoseconds). */
+    long confirmedUntilNanos() {
+        return confirmedUntilNanos;
+    }
+
+    /** Caller holds {@link #mutex}: the last release keeps the lock until {@code holdAtLeast} after the grant. */
+    void holdAtLeast(Duration holdAtLeast) {
+        long until = grantedAtNanos + LockArguments.saturatedNanos(holdAtLeast);
+        if (until - holdUntilNanos > 0) {
+            holdUntilNanos = until;
+        }
+    }
+
+    /** Caller holds {@link #mutex}: how much of the minimum hold is left at {@code nowNanos} (zero or more). */
+    long holdLeftNanos(long nowNanos) {
+        return Math.max(holdUntilNanos - nowNanos, 0);
+    }
+
+    /** @return false when the loss is already being reported: the caller runs {@code action} itself */
+    synchronized boolean addLossAction(Runnable action) {
+        if (lossActionsTaken) {
+            return false;
+        }
+        lossActions.add(action);
+        return true;
+    }
+
+    synchronized void removeLossAction(Runnable action) {
+        lossActions.remove(action);
+    }
+
+    /** The loss actions registered so far, once: whoever reports the loss runs them. */
+    synchronized List<Runnable> takeLossActions() {
+        lossActionsTaken = true;
+        List<Runnable> taken = List.copyOf(lossActions);
+        lossActions.clear();
+        return taken;
+    }
+
+    synchronized boolean hasLossActions() {
+        return !lossActions.isEmpty();
     }
 
     void bind(Thread thread) {

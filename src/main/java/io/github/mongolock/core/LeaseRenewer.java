@@ -5,6 +5,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -20,8 +21,10 @@ import java.util.function.Supplier;
  *
  * <p>A claim the store no longer confirms is reported lost. When the store cannot be reached,
  * leases stay valid until a whole lease time has passed since their last confirmation, then they
- * are reported lost too: by then the store may have handed the lock to someone else. The renewer
- * is idle (nothing scheduled) while nothing is held.
+ * are reported lost too: by then the store may have handed the lock to someone else. That moment is
+ * watched by a second task on a second scheduler thread, due at the earliest end of a confirmed
+ * lease, so the loss is reported when the lease ends (before any waiter's watch can end) even while a
+ * renewal call hangs until the store's timeout. The renewer is idle (nothing scheduled) while nothing is held.
  */
 final class LeaseRenewer implements AutoCloseable {
 
@@ -40,6 +43,10 @@ final class LeaseRenewer implements AutoCloseable {
     private long nextRunAtNanos;
     /** Only touched by the renewal thread. */
     private boolean failing;
+    /** Guarded by {@code this}: the task that reports leases ending unconfirmed. */
+    private ScheduledFuture<?> deadlineCheck;
+    /** Guarded by {@code this}. */
+    private long deadlineCheckAtNanos;
 
     LeaseRenewer(LockStore store, MonotonicClock clock, String threadName,
                  Supplier<Collection<HeldLock>> heldLocks, BiConsumer<HeldLock, String> onLost) {
@@ -47,17 +54,51 @@ final class LeaseRenewer implements AutoCloseable {
         this.clock = clock;
         this.heldLocks = heldLocks;
         this.onLost = onLost;
-        this.executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads(threadName));
+        // Two threads: renewals (never two at once, each plans the next) and the deadline check, which must
+        // not wait behind a renewal call that hangs until the store's timeout.
+        this.executor = new ScheduledThreadPoolExecutor(2, new DaemonThreads(threadName));
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    /** Makes sure a renewal runs within {@code lock}'s renewal period. */
+    /** Makes sure a renewal runs within {@code lock}'s renewal period, and its lease's end is watched. */
     synchronized void tracked(HeldLock lock) {
         long due = clock.nanoTime() + lock.renewalPeriodNanos();
         if (next == null || due - nextRunAtNanos < 0) {
             schedule(due);
         }
+        planDeadlineCheck(lock.confirmedUntilNanos());
+    }
+
+    /** Makes sure the deadline check runs by {@code dueNanos}. */
+    private synchronized void planDeadlineCheck(long dueNanos) {
+        if (executor.isShutdown() || (deadlineCheck != null && dueNanos - deadlineCheckAtNanos >= 0)) {
+            return;
+        }
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
+        }
+        deadlineCheckAtNanos = dueNanos;
+        try {
+            deadlineCheck = executor.schedule(this::checkDeadlines, Math.max(dueNanos - clock.nanoTime(), 0),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            deadlineCheck = null;
+        }
+    }
+
+    /** Reports every lease whose confirmed end has passed, then waits for the next earliest end. */
+    private void checkDeadlines() {
+        synchronized (this) {
+            deadlineCheck = null;
+        }
+        long now = clock.nanoTime();
+        for (HeldLock lock : heldLocks.get()) {
+            if (lock.status == HeldLock.Status.HELD && !lock.confirmedAt(now)) {
+                onLost.accept(lock, "its lease (" + lock.lease + ") ended unconfirmed: no renewal reached MongoDB in time");
+            }
+        }
+        earliestLeaseEnd().ifPresent(this::planDeadlineCheck);
     }
 
     private void schedule(long dueNanos) {
@@ -100,6 +141,23 @@ final class LeaseRenewer implements AutoCloseable {
         if (shortest != Long.MAX_VALUE) {
             schedule(lastStartNanos + shortest);
         }
+        earliestLeaseEnd().ifPresent(this::planDeadlineCheck);
+    }
+
+    /**
+     * The earliest confirmed end of a lease still held that is yet to come, if any. An end already passed
+     * whose loss could not be recorded (the owner was mid-call) is left to that call and the next renewal.
+     */
+    private OptionalLong earliestLeaseEnd() {
+        OptionalLong earliest = OptionalLong.empty();
+        long now = clock.nanoTime();
+        for (HeldLock lock : heldLocks.get()) {
+            if (lock.status == HeldLock.Status.HELD && lock.confirmedAt(now)
+                    && (earliest.isEmpty() || lock.confirmedUntilNanos() - earliest.getAsLong() < 0)) {
+                earliest = OptionalLong.of(lock.confirmedUntilNanos());
+            }
+        }
+        return earliest;
     }
 
     void renewAll() {
@@ -146,9 +204,12 @@ final class LeaseRenewer implements AutoCloseable {
             LOG.log(Level.INFO, "mongolock lease renewal works again");
             failing = false;
         }
+        long answeredAt = clock.nanoTime();
         for (HeldLock lock : batch) {
             if (confirmed.contains(lock.name)) {
-                lock.confirm(sentAt);
+                if (!lock.confirm(sentAt, answeredAt)) {
+                    onLost.accept(lock, "its lease (" + lock.lease + ") had ended unconfirmed before this renewal's answer arrived");
+                }
             } else {
                 onLost.accept(lock, "a renewal found that the lease had run out and the lock belongs to another owner now");
             }

@@ -69,6 +69,18 @@ public final class LockArguments {
         return lease;
     }
 
+    /** Zero keeps nothing after the release; at most {@link #MAX_LEASE}, like a lease. */
+    public static Duration checkHoldAtLeast(Duration holdAtLeast, String source) {
+        if (holdAtLeast == null) {
+            throw new LockConfigurationException(source + " must not be null: give a minimum hold of zero (none) or more.");
+        }
+        if (holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX_LEASE) > 0) {
+            throw new LockConfigurationException(source + " = " + holdAtLeast + " is out of range: a minimum hold must be"
+                    + " between PT0S (none) and " + MAX_LEASE + " (ISO-8601, e.g. PT5M).");
+        }
+        return holdAtLeast;
+    }
+
     /** Zero means one attempt; anything beyond ~292 years is treated as "wait forever". */
     public static Duration checkWait(Duration wait, String source) {
         if (wait == null) {

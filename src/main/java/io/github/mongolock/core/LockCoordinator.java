@@ -9,6 +9,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.OnLeaseLost;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,7 +122,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     @Override
     public LockSession acquire(String name, LockOptions options) {
-        return obtain(name, options, true).orElseThrow();
+        return obtain(name, options, true).map(session -> applyOptions(session, options)).orElseThrow();
     }
 
     @Override
@@ -131,7 +132,25 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     @Override
     public Optional<LockSession> tryAcquire(String name, LockOptions options) {
-        return obtain(name, options, false);
+        return obtain(name, options, false).map(session -> applyOptions(session, options));
+    }
+
+    /** What the options ask of a granted hold beyond the grant: its minimum hold and its loss policy. */
+    private static LockSession applyOptions(LockSession session, LockOptions options) {
+        LockHold hold = (LockHold) session;
+        if (!options.holdAtLeast().isZero()) {
+            HeldLock lock = hold.lock();
+            lock.mutex.lock();
+            try {
+                lock.holdAtLeast(options.holdAtLeast());
+            } finally {
+                lock.mutex.unlock();
+            }
+        }
+        if (options.onLeaseLost() == OnLeaseLost.INTERRUPT) {
+            hold.onLeaseLost(hold::interruptBoundThread);
+        }
+        return hold;
     }
 
     @Override
@@ -164,6 +183,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         Objects.requireNonNull(options, "options");
         Duration wait = LockArguments.checkWait(options.waitTime().orElse(defaultWait), "waitTime");
         Duration lease = LockArguments.checkLease(options.leaseTime().orElse(defaultLease), "leaseTime");
+        LockArguments.checkHoldAtLeast(options.holdAtLeast(), "holdAtLeast");
         Thread caller = Thread.currentThread();
         long waitNanos = LockArguments.saturatedNanos(wait);
         long start = clock.nanoTime();

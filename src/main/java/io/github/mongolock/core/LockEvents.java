@@ -42,17 +42,46 @@ final class LockEvents {
         }
     }
 
+    /**
+     * A loss found in the background: the sessions' loss actions first (they stop work, so they must
+     * not wait for a slow listener), then the listeners, on the notice thread.
+     */
     synchronized void lossLater(HeldLock lock) {
-        if (listeners.isEmpty()) {
+        if (listeners.isEmpty() && !lock.hasLossActions()) {
             return;
         }
         if (lossNotices == null) {
             lossNotices = Executors.newSingleThreadExecutor(new DaemonThreads(threadName));
         }
-        try {
-            lossNotices.execute(() -> fire(LockEvent.Kind.LEASE_LOST, lock, 0));
-        } catch (RejectedExecutionException closing) {
+        Runnable notice = () -> {
+            runLossActions(lock);
             fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+        };
+        try {
+            lossNotices.execute(notice);
+        } catch (RejectedExecutionException closing) {
+            notice.run();
+        }
+    }
+
+    /** A loss the owner's own call found: loss actions and listeners on the caller's thread. */
+    void lossNow(HeldLock lock) {
+        runLossActions(lock);
+        fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+    }
+
+    private static void runLossActions(HeldLock lock) {
+        for (Runnable action : lock.takeLossActions()) {
+            runLossAction(action, lock.name);
+        }
+    }
+
+    /** Runs one session's loss action; a failing one is logged and the others still run. */
+    static void runLossAction(Runnable action, String name) {
+        try {
+            action.run();
+        } catch (RuntimeException broken) {
+            LOG.log(Level.WARNING, "mongolock: the lease-loss action " + action + " of lock \"" + name + "\" failed", broken);
         }
     }
 

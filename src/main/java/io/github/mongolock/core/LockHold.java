@@ -2,6 +2,9 @@ package io.github.mongolock.core;
 
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockSession;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -17,6 +20,8 @@ final class LockHold implements LockSession {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Guarded by {@code this}; null while detached. */
     private Thread boundTo;
+    /** Guarded by {@code this}: this session's loss actions, taken back from the lock when it closes. */
+    private final List<Runnable> lossActions = new ArrayList<>();
 
     LockHold(LockCoordinator coordinator, HeldLock lock, int holdCount) {
         this.coordinator = coordinator;
@@ -80,8 +85,51 @@ final class LockHold implements LockSession {
     }
 
     @Override
+    public LockSession onLeaseLost(Runnable action) {
+        Objects.requireNonNull(action, "action");
+        Runnable whileOpen = new Runnable() {
+            @Override
+            public void run() {
+                if (!closed.get()) {
+                    action.run();
+                }
+            }
+
+            @Override
+            public String toString() {
+                return action.toString();
+            }
+        };
+        synchronized (this) {
+            if (closed.get()) {
+                return this;
+            }
+            lossActions.add(whileOpen);
+        }
+        if (!lock.addLossAction(whileOpen)) {
+            LockEvents.runLossAction(whileOpen, lock.name); // the loss was reported already
+        }
+        return this;
+    }
+
+    /** Interrupts the thread this hold is bound to, if any: {@link io.github.mongolock.OnLeaseLost#INTERRUPT}. */
+    void interruptBoundThread() {
+        Thread bound;
+        synchronized (this) {
+            bound = boundTo;
+        }
+        if (bound != null) {
+            bound.interrupt();
+        }
+    }
+
+    @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            synchronized (this) {
+                lossActions.forEach(lock::removeLossAction);
+                lossActions.clear();
+            }
             detach();
             coordinator.release(lock);
         }

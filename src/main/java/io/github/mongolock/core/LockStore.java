@@ -76,6 +76,17 @@ public interface LockStore {
     boolean release(String name, String owner, long version, int remainingHolds);
 
     /**
+     * Releases the last hold of {@code owner} (if the lock is still {@code owner}'s at {@code version})
+     * but leaves the lock taken for {@code keepFor} more: a minimum hold outliving its holder. The lock
+     * becomes an acquisition nobody renews: a new lease id, a lease of {@code keepFor}, and the state
+     * waiters watch moved, so that they take it over once it has stayed unchanged for {@code keepFor}
+     * on their own clocks, as any lease that is not renewed. No clock of the store's is involved.
+     *
+     * @return false when the lock is not {@code owner}'s at {@code version} (nothing changed)
+     */
+    boolean releaseKeeping(String name, String owner, long version, Duration keepFor);
+
+    /**
      * Sets the hold count of the acquisition ({@code owner}, {@code leaseId}) to {@code holds} whatever
      * the version, and moves the version on; {@code holds == 0} frees the lock. Only for the owner's own
      * repair after a re-entry or release whose outcome was unknown: its compare-and-set then misses

@@ -66,7 +66,7 @@ final class OwnedLocks {
     /** A fresh grant; the returned hold is bound to the calling thread. */
     LockHold register(LockCoordinator coordinator, String name, String owner, Duration lease,
                       AcquireAttempt.Granted granted, long sentAtNanos) {
-        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos);
+        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos, clock.nanoTime());
         HeldLock previous = held.put(name, lock);
         if (previous != null) {
             // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
@@ -96,8 +96,13 @@ final class OwnedLocks {
                 throw lost(lock, "cannot be re-entered");
             }
             lock.version = version.getAsLong();
+            if (!lock.confirm(sentAt, clock.nanoTime())) {
+                // The lease had ended unconfirmed before this answer: it stays lost (isHeld() never comes back).
+                // The store counts one hold more than the sessions; the last close frees the lock all the same.
+                lostInOwnCall(lock, "its lease (" + lock.lease + ") ended unconfirmed before this re-entry was answered");
+                throw lost(lock, "cannot be re-entered");
+            }
             lock.holds = target;
-            lock.confirm(sentAt);
             return Optional.of(new LockHold(coordinator, lock, target));
         } finally {
             lock.mutex.unlock();
@@ -114,12 +119,50 @@ final class OwnedLocks {
      */
     private OptionalLong changeHolds(HeldLock lock, int holds) {
         long version = lock.version;
+        long keepNanos = holds == 0 ? lock.holdLeftNanos(clock.nanoTime()) : 0;
+        if (keepNanos > 0) {
+            return releaseKeeping(lock, version, keepNanos);
+        }
         boolean moved = withoutInterrupt(() -> holds > lock.holds
                 ? store.reenter(lock.name, lock.owner, version)
                 : store.release(lock.name, lock.owner, version, holds));
         if (moved) {
             return OptionalLong.of(version + 1);
         }
+        return resynced(lock, holds);
+    }
+
+    /**
+     * The last release of an acquisition whose minimum hold has {@code keepNanos} left: the lock stays
+     * taken, unrenewed, for that long. The time left is counted from when this request is sent, and the
+     * hold from when the grant's answer arrived, so the lock is kept at least the minimum after the grant.
+     * A miss is repaired like any compare-and-set of the owner's; the repaired state is then released
+     * the same way. Caller holds the mutex.
+     */
+    private OptionalLong releaseKeeping(HeldLock lock, long version, long keepNanos) {
+        // Whole milliseconds, rounded up: the document counts in milliseconds, and rounding down would shorten the hold.
+        Duration keep = Duration.ofMillis((keepNanos + 999_999) / 1_000_000);
+        if (withoutInterrupt(() -> store.releaseKeeping(lock.name, lock.owner, version, keep))) {
+            return OptionalLong.of(version + 1);
+        }
+        OptionalLong synced = resynced(lock, 1);
+        if (synced.isEmpty()) {
+            return synced;
+        }
+        long repaired = synced.getAsLong();
+        Duration keepNow = Duration.ofMillis((lock.holdLeftNanos(clock.nanoTime()) + 999_999) / 1_000_000);
+        boolean kept = withoutInterrupt(() -> keepNow.isZero()
+                ? store.release(lock.name, lock.owner, repaired, 0)
+                : store.releaseKeeping(lock.name, lock.owner, repaired, keepNow));
+        if (!kept) {
+            lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(repaired + 1);
+    }
+
+    /** After a missed compare-and-set: sets the count if the lock is still this acquisition's, else records the loss. */
+    private OptionalLong resynced(HeldLock lock, int holds) {
         OptionalLong synced = withoutInterrupt(() -> store.resync(lock.name, lock.owner, lock.leaseId, holds));
         if (synced.isEmpty()) {
             lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
@@ -148,7 +191,9 @@ final class OwnedLocks {
                 }
                 throw lost(lock, "was not released by this close()");
             }
-            LocalWaiters.Ticket next = remaining == 0 && waiters != null ? waiters.claimNext(lock) : null;
+            // A minimum hold not yet over keeps the lock from everyone, this manager's next caller included.
+            boolean keeps = remaining == 0 && lock.holdLeftNanos(clock.nanoTime()) > 0;
+            LocalWaiters.Ticket next = remaining == 0 && waiters != null && !keeps ? waiters.claimNext(lock) : null;
             if (next != null) {
                 handOver = handOver(lock, next);
             }
@@ -246,7 +291,8 @@ final class OwnedLocks {
             next.fail();
             return HandOver.NOT_MADE;
         }
-        HeldLock successor = new HeldLock(lock.name, successorOwner, granted, next.lease, sentAt, lock.streak + 1);
+        HeldLock successor = new HeldLock(lock.name, successorOwner, granted, next.lease, sentAt, clock.nanoTime(),
+                lock.streak + 1);
         held.put(lock.name, successor);
         lock.holds = 0;
         lock.status = HeldLock.Status.RELEASED;
@@ -269,7 +315,8 @@ final class OwnedLocks {
         markReleased(lock);
         events.fire(LockEvent.Kind.RELEASED, lock, 0);
         return new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
-                + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out.",
+                + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out"
+                + (lock.holdLeftNanos(clock.nanoTime()) > 0 ? ", which may end its minimum hold early." : "."),
                 failure, !(failure instanceof LockStoreException store) || store.outcomeUnknown());
     }
 
@@ -282,7 +329,7 @@ final class OwnedLocks {
     /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
     private void lostInOwnCall(HeldLock lock, String reason) {
         if (lock.markLost(reason)) {
-            events.fire(LockEvent.Kind.LEASE_LOST, lock, 0);
+            events.lossNow(lock);
         }
     }
 

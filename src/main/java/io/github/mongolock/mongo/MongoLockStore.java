@@ -73,7 +73,8 @@ import org.bson.conversions.Bson;
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
  *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
- *   queue:      ["web-2-4711-3f2a:9c0e51d2"]  // managers waiting for it, in arrival order (absent or [] when none)
+ *   queue:      ["web-2-4711-3f2a:9c0e51d2"], // managers waiting for it, in arrival order (absent or [] when none)
+ *   releasedAt: ISODate(...)            // database clock, when a holder with a minimum hold left released it (for people)
  * }
  * }</pre>
  *
@@ -82,6 +83,11 @@ import org.bson.conversions.Bson;
  * written with {@code $addToSet} and {@code $pullAll} only and never moves {@code version} or
  * {@code beat}. {@link #handOver} gives the lock from one acquisition to the next of the same manager
  * in one compare-and-set on {@code {_id, owner, version}}.
+ *
+ * <p><b>Minimum hold.</b> A release before the acquisition's minimum hold is over
+ * ({@link #releaseKeeping}) leaves {@code owner} and {@code holds: 1} and turns the lease into one
+ * nobody renews, {@code leaseMs} being the time left: waiters take it over once it stays unchanged that
+ * long, as they would a crashed holder's.
  *
  * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}} (and the queue
  * empty or headed by the caller's manager): it takes a free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
@@ -119,6 +125,7 @@ public final class MongoLockStore implements LockStore {
     static final String ACQUIRED_AT = "acquiredAt";
     static final String RENEWED_AT = "renewedAt";
     static final String QUEUE = "queue";
+    static final String RELEASED_AT = "releasedAt";
     private static final String QUEUE_HEAD = QUEUE + ".0";
 
     /**
@@ -348,6 +355,17 @@ public final class MongoLockStore implements LockStore {
         Bson update = remainingHolds == 0
                 ? combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))
                 : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
+        return call("release", name, () -> locks.updateOne(
+                and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;
+    }
+
+    @Override
+    public boolean releaseKeeping(String name, String owner, long version, Duration keepFor) {
+        // The holder's lease turned into one nobody renews, of the time left: a new lease id (a renewal still
+        // in flight misses it), and beat and version moved so every waiter's watch starts again from here.
+        Bson update = combine(set(HOLDS, 1), set(LEASE_ID, BEAT_RENEWED + new ObjectId().toHexString()),
+                set(LEASE_MS, Math.max(keepFor.toMillis(), 1)), inc(VERSION, 1L), inc(BEAT, 1L),
+                currentDate(RENEWED_AT), currentDate(RELEASED_AT));
         return call("release", name, () -> locks.updateOne(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;
     }

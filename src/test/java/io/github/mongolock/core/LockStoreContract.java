@@ -105,6 +105,25 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void aReleaseKeepingTheLockLeavesItTakenUnrenewedForTheTimeLeft() {
+        AcquireAttempt.Granted held = grant("job", "a", LEASE);
+        Sighting beforeRelease = sight("job", "b");
+        assertFalse(store.releaseKeeping("job", "other", held.version(), Duration.ofSeconds(2)), "owner-checked");
+        assertFalse(store.releaseKeeping("job", "a", held.version() + 5, Duration.ofSeconds(2)), "version-checked");
+        assertTrue(store.releaseKeeping("job", "a", held.version(), Duration.ofSeconds(2)));
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE), "still taken");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRelease),
+                "the release moved the watched state: every watch starts again");
+        Sighting kept = sight("job", "b");
+        assertEquals(Duration.ofSeconds(2), kept.holderLease(), "waiters watch it for the time left, not the old lease");
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))),
+                "a renewal still in flight cannot extend it: the lease id changed");
+        assertFalse(store.release("job", "a", held.version(), 0), "the old version is gone");
+        AcquireAttempt.Granted next = takeOver("job", "b", kept);
+        assertEquals(held.fencingToken() + 1, next.fencingToken());
+    }
+
+    @Test
     void everyChangeByTheHolderSpoilsAnEarlierSighting() {
         AcquireAttempt.Granted held = grant("job", "a", LEASE);
         Sighting beforeRenewal = sight("job", "b");

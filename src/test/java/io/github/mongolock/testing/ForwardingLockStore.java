@@ -56,6 +56,11 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public boolean releaseKeeping(String name, String owner, long version, Duration keepFor) {
+        return real.releaseKeeping(name, owner, version, keepFor);
+    }
+
+    @Override
     public OptionalLong resync(String name, String owner, String leaseId, int holds) {
         return real.resync(name, owner, leaseId, holds);
     }
