@@ -199,7 +199,7 @@ class RealServersIT {
     @Test
     @Order(3)
     void theScheduledJobRunsOncePerTickAcrossBothServers() throws Exception {
-        long period = 10_000; // NightlyReport: every 10 s, the winner keeps the lock 7 s past the tick
+        long period = 10_000; // NightlyReport: every 10 s, the winner keeps the lock 7 s past its grant (holdAtLeast)
         // Ticks that both servers' timers saw: from the first whole period after both were up.
         long firstTick = bothUpAtMillis / period + 1;
         long waitUntil = (firstTick + 3) * period + 8_000; // three full ticks, the last one's hold included
