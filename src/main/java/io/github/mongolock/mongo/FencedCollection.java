@@ -3,6 +3,7 @@ package io.github.mongolock.mongo;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
 import com.mongodb.MongoServerException;
+import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.FindIterable;
 import com.mongodb.client.MongoCollection;
@@ -369,12 +370,13 @@ public final class FencedCollection<T> {
 
     /**
      * The one extra read of a write that changed nothing: a document matching the caller's filter whose
-     * fence the token does not pass. Read on the primary, where the refused write was judged: a lagging
-     * secondary could miss the fence that refused it.
+     * fence the token does not pass. Read on the primary with local read concern, as the refused write was
+     * judged: a lagging secondary, or a majority read, could miss a fence raised by a write not yet replicated.
      */
     private Optional<FencedWriteRejectedException> refusal(String lockName, long token, Bson filter, Collation collation) {
         FindIterable<BsonDocument> read = collection.withDocumentClass(BsonDocument.class)
                 .withReadPreference(ReadPreference.primary())
+                .withReadConcern(ReadConcern.LOCAL)
                 .find(Filters.and(filter, Filters.nor(Filters.eq(fenceField, null), Filters.lte(fenceField, token))))
                 .projection(Projections.include(fenceField))
                 .limit(1);
