@@ -33,6 +33,7 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
@@ -186,6 +187,7 @@ public final class MongoLockStore implements LockStore {
 
     private final MongoCollection<Document> locks;
     private final Duration timeout;
+    private final LockMetrics metrics;
     private final String namespace;
 
     /** A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. */
@@ -200,7 +202,13 @@ public final class MongoLockStore implements LockStore {
      *                fails with {@link LockStoreException}, {@code outcomeUnknown()} set when the request was sent.
      */
     public MongoLockStore(MongoCollection<Document> collection, Duration timeout) {
+        this(collection, timeout, LockMetrics.NONE);
+    }
+
+    /** As above; every failed call is also reported to {@code metrics} ({@link LockMetrics#storeFailed}). */
+    public MongoLockStore(MongoCollection<Document> collection, Duration timeout, LockMetrics metrics) {
         Objects.requireNonNull(timeout, "timeout");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.timeout = timeout;
         this.locks = collection
                 .withWriteConcern(WriteConcern.MAJORITY)
@@ -460,9 +468,13 @@ public final class MongoLockStore implements LockStore {
             throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
         } catch (MongoException failure) {
+            if (!isDuplicateKey(failure)) {
+                metrics.storeFailed(operation); // a duplicate key is the protocol's "held", not a failure
+            }
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent(failure));
         } catch (IllegalStateException clientClosed) {
+            metrics.storeFailed(operation);
             // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
             boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "
