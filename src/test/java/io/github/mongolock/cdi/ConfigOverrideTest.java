@@ -151,7 +151,14 @@ class ConfigOverrideTest {
         try {
             Optional<LockedOperation> operation = node.select(MongoLockExtension.class).get()
                     .resolved(beanClass, beanClass.getMethod(method));
-            return operation.orElseThrow(() -> new AssertionError("not resolved at deployment: " + method)).options();
+            LockOptions resolved = operation.orElseThrow(() -> new AssertionError("not resolved at deployment: " + method))
+                    .options();
+            assertEquals(Optional.of(operation.get().name().toString()), resolved.metricsGroup(),
+                    "metrics report the name template");
+            // The durations, as the assertions compare them.
+            LockOptions durations = LockOptions.defaults().holdAtLeast(resolved.holdAtLeast());
+            durations = resolved.waitTime().map(durations::waitTime).orElse(durations);
+            return resolved.leaseTime().map(durations::leaseTime).orElse(durations);
         } catch (NoSuchMethodException missing) {
             throw new AssertionError(missing);
         }
