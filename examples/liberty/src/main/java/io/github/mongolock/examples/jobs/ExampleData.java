@@ -1,12 +1,10 @@
 package io.github.mongolock.examples.jobs;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongolock.mongo.FencedCollection;
 import jakarta.annotation.PostConstruct;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.bson.Document;
@@ -16,9 +14,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class ExampleData {
 
+    /** The same MongoDB as the locks: MONGOLOCK_URI, or the embedded stand-in ({@link ExampleMongo}). */
     @Inject
-    @ConfigProperty(name = "mongolock.uri")
-    String uri;
+    MongoClient client;
 
     @Inject
     @ConfigProperty(name = "mongolock.database")
@@ -28,20 +26,13 @@ public class ExampleData {
     @ConfigProperty(name = "example.server-name")
     String serverName;
 
-    private MongoClient client;
     private MongoDatabase data;
     private FencedCollection<Document> fencedCounters;
 
     @PostConstruct
     void connect() {
-        client = MongoClients.create(uri);
         data = client.getDatabase(database);
         fencedCounters = FencedCollection.of(counters());
-    }
-
-    @PreDestroy
-    void disconnect() {
-        client.close();
     }
 
     public String serverName() {
