@@ -32,6 +32,7 @@ final class ElectionCandidate implements Leadership {
     private final LockManager locks;
     private final LockOptions attempt;
     private final Duration pollInterval;
+    private final Duration leaseTime;
     private final LeadershipListener listener;
     private final ScheduledExecutorService scheduler;
     private final Runnable onLeft;
@@ -47,8 +48,8 @@ final class ElectionCandidate implements Leadership {
     private long sitOutUntil;
     /** Guarded by {@code this}. */
     private boolean sittingOut;
-    /** Guarded by {@code this}. */
-    private ScheduledFuture<?> polls;
+    /** Guarded by {@code this}: the next poll. */
+    private ScheduledFuture<?> nextPoll;
     /** Only touched by the scheduler thread: whether the last attempt failed, to log a failing streak once. */
     private boolean failing;
 
@@ -58,6 +59,7 @@ final class ElectionCandidate implements Leadership {
         this.locks = locks;
         this.attempt = LockOptions.defaults().waitTime(Duration.ZERO).leaseTime(options.leaseTime());
         this.pollInterval = options.pollInterval();
+        this.leaseTime = options.leaseTime();
         this.listener = listener;
         this.scheduler = scheduler;
         this.onLeft = onLeft;
@@ -66,7 +68,25 @@ final class ElectionCandidate implements Leadership {
 
     /** Starts polling: the first attempt at once. */
     synchronized void start() {
-        polls = scheduler.scheduleWithFixedDelay(this::poll, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
+        nextPoll = scheduler.schedule(this::poll, 0, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Plans the next poll a poll interval after this one began, or at once if this one took longer: the
+     * interval does not stretch by the poll's own round trips (with a fixed delay, two polls, a sighting and
+     * the takeover, would each add theirs to a failover), and a poll that hung (MongoDB unreachable) is not
+     * followed by a burst of catch-up polls (as with a fixed rate).
+     */
+    private synchronized void planNext(long startedAt) {
+        if (closed) {
+            return;
+        }
+        long delay = Math.max(startedAt + pollInterval.toNanos() - System.nanoTime(), 0);
+        try {
+            nextPoll = scheduler.schedule(this::poll, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException electionsClosing) {
+            nextPoll = null; // LeaderElections.close() is closing this candidate too
+        }
     }
 
     @Override
@@ -86,8 +106,9 @@ final class ElectionCandidate implements Leadership {
         return session != null && session.isHeld() ? OptionalLong.of(session.fencingToken()) : OptionalLong.empty();
     }
 
-    /** One poll, on the scheduler thread; never throws, or the scheduler would stop polling for good. */
+    /** One poll, on the scheduler thread; plans the next whatever happens, or polling would stop for good. */
     private void poll() {
+        long startedAt = System.nanoTime();
         try {
             LockSession current;
             long epochAtStart;
@@ -109,6 +130,8 @@ final class ElectionCandidate implements Leadership {
         } catch (RuntimeException unexpected) {
             LOG.log(Level.ERROR, "mongolock: a poll of election \"" + name + "\" failed unexpectedly; polling goes on",
                     unexpected);
+        } finally {
+            planNext(startedAt);
         }
     }
 
@@ -178,6 +201,7 @@ final class ElectionCandidate implements Leadership {
     @Override
     public boolean stepDown() {
         LockSession session;
+        long ticket;
         synchronized (this) {
             epoch++;
             sittingOut = true;
@@ -188,36 +212,49 @@ final class ElectionCandidate implements Leadership {
             }
             leading = null;
             long term = session.fencingToken();
-            callbacks.add(() -> listener.revoked(term, RevocationReason.STEPPED_DOWN));
+            ticket = callbacks.add(() -> listener.revoked(term, RevocationReason.STEPPED_DOWN));
         }
-        // Told before the release, so that the work stops before another candidate can be elected.
-        callbacks.deliver();
+        tellBeforeRelease(ticket);
         release(session, "stepped down");
         return true;
+    }
+
+    /**
+     * Delivers a step-down's or a leave's {@code revoked} before the release, so that the leader's work
+     * stops before another candidate can be elected; when another thread is still delivering an earlier
+     * callback (a slow {@code granted}), waits for it, up to a lease (what a crash would have cost).
+     */
+    private void tellBeforeRelease(long ticket) {
+        if (!callbacks.deliverAndWait(ticket, leaseTime.toNanos())) {
+            LOG.log(Level.WARNING, "mongolock: election \"" + name + "\": the listener was not told of the revocation"
+                    + " before the release (an earlier callback still ran after a lease, " + leaseTime + ", or this thread"
+                    + " was interrupted); releasing the lock anyway");
+        }
     }
 
     @Override
     public void close() {
         LockSession session;
+        long ticket = 0;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             epoch++;
-            if (polls != null) {
-                polls.cancel(false);
+            if (nextPoll != null) {
+                nextPoll.cancel(false);
             }
             session = leading;
             leading = null;
             if (session != null) {
                 long term = session.fencingToken();
-                callbacks.add(() -> listener.revoked(term, RevocationReason.LEFT));
+                ticket = callbacks.add(() -> listener.revoked(term, RevocationReason.LEFT));
             }
         }
         try {
             if (session != null) {
-                callbacks.deliver();
+                tellBeforeRelease(ticket);
                 release(session, "left the election");
             }
         } finally {
@@ -232,8 +269,7 @@ final class ElectionCandidate implements Leadership {
             LOG.log(Level.DEBUG, "mongolock: election \"" + name + "\" " + why + ", its lease was lost already", alreadyLost);
         } catch (LockException notTold) {
             LOG.log(Level.WARNING, "mongolock: election \"" + name + "\" " + why + ", but the lock could not be released ("
-                    + notTold.getMessage() + "); another candidate can be elected once its lease (" + attempt.leaseTime()
-                    .orElseThrow() + ") has ended");
+                    + notTold.getMessage() + "); another candidate can be elected once its lease (" + leaseTime + ") has ended");
         }
     }
 

@@ -37,7 +37,9 @@ public interface Leadership extends AutoCloseable {
 
     /**
      * Gives up the current term, if leader: {@code revoked(term, STEPPED_DOWN)} is delivered, then the lock
-     * is released, so another candidate can win at its next poll. This candidate stays in the election but
+     * is released, so another candidate can win at its next poll. When an earlier callback of this election
+     * is still running on another thread (a slow {@code granted}), this waits for it and the {@code revoked},
+     * up to a lease, before releasing. This candidate stays in the election but
      * makes no attempt for the next two poll intervals, which gives every other candidate polling on time
      * the first chance; if none takes the lock by then, it may win again (a new term). A candidate that
      * is not leader at the call also sits those two intervals out, and a grant it was just receiving
@@ -51,7 +53,7 @@ public interface Leadership extends AutoCloseable {
 
     /**
      * Leaves the election: no more attempts, and if leader, {@code revoked(term, LEFT)} is delivered, then
-     * the lock is released. An attempt under way on the scheduler thread is not waited for: a grant it
+     * the lock is released (waiting for an earlier callback as {@link #stepDown()} does). An attempt under way on the scheduler thread is not waited for: a grant it
      * brings back is released without being reported. Idempotent.
      */
     @Override

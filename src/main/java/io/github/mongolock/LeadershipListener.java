@@ -8,12 +8,14 @@ package io.github.mongolock;
  *
  * <p><b>Threads.</b> {@code granted} runs on the elections' scheduler thread. {@code revoked} runs on
  * the lock manager's {@code mongolock-notices} thread when the lease is lost (at the lease's end,
- * before another candidate can take the lock over), and on the calling thread for
- * {@link Leadership#stepDown()} and {@link Leadership#close()}. When a callback is still running on
- * another thread, the next one is run by that thread right after it, to keep the order. So keep both
- * short: a slow {@code granted} delays the {@code revoked} that follows it, and a slow listener of one
- * election delays the polls of the others. An exception thrown by a listener is logged and changes
- * nothing.
+ * before another candidate can take the lock over; or on the scheduler thread, if the leader's own poll
+ * noticed first), and on the calling thread for {@link Leadership#stepDown()} and
+ * {@link Leadership#close()}. To keep the order, a callback due while another of the same election is
+ * still running is run by that other thread right after it (so a {@code granted} not yet delivered when
+ * {@code stepDown()} is called elsewhere runs on the stepping-down thread, just before its
+ * {@code revoked}). Keep both short: a slow {@code granted} delays the {@code revoked} that follows it
+ * (and a step-down waits for it, up to a lease, before releasing), and a slow listener of one election
+ * delays the polls of the others. An exception thrown by a listener is logged and changes nothing.
  *
  * <p>A callback reports a change; {@link Leadership#isLeader()} is the answer that counts at any
  * instant (it may turn false just before {@code revoked} is delivered, and true just before

@@ -43,7 +43,11 @@ class LeaderElectionsTest {
 
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration POLL = Duration.ofMillis(100);
-    private static final LeadershipOptions OPTIONS = LeadershipOptions.defaults().leaseTime(LEASE).pollInterval(POLL);
+    /** For the tests of a lost lease: a short lease, so the loss comes quickly. */
+    private static final LeadershipOptions SHORT_LEASE = LeadershipOptions.defaults().leaseTime(LEASE).pollInterval(POLL);
+    /** For the others: a lease no renewal delayed by a loaded machine can lose, and the same quick polls. */
+    private static final LeadershipOptions OPTIONS = LeadershipOptions.defaults().leaseTime(Duration.ofSeconds(3))
+            .pollInterval(POLL);
     private static final String ELECTION = "leader";
 
     private final TestMongo mongo;
@@ -182,7 +186,11 @@ class LeaderElectionsTest {
     }
 
     private Leadership join(LeaderElections elections, Recording listener) {
-        Leadership leadership = elections.join(ELECTION, OPTIONS, listener);
+        return join(elections, listener, OPTIONS);
+    }
+
+    private Leadership join(LeaderElections elections, Recording listener, LeadershipOptions options) {
+        Leadership leadership = elections.join(ELECTION, options, listener);
         listener.leadership = leadership;
         return leadership;
     }
@@ -216,7 +224,7 @@ class LeaderElectionsTest {
             all.add(join(elections(manager("node-" + listener.label)), listener));
         }
         until(Duration.ofSeconds(10), () -> leaders(all) == 1, "one leader");
-        sleep(LEASE.toMillis() * 2); // several leases: the leader keeps it, renewed by its manager
+        sleep(2_000); // the leader keeps it, renewed by its manager every lease/3
         assertEquals(1, leaders(all));
         Leadership leader = all.stream().filter(Leadership::isLeader).findFirst().orElseThrow();
         Recording told = listeners.get(all.indexOf(leader));
@@ -246,12 +254,12 @@ class LeaderElectionsTest {
                 MonotonicClock.system(), List.of(), ReleaseFeed.NONE);
         resources.add(cutOff);
         Recording first = new Recording("cut-off");
-        Leadership leader = join(elections(cutOff), first);
+        Leadership leader = join(elections(cutOff), first, SHORT_LEASE);
         until(Duration.ofSeconds(10), leader::isLeader, "the first candidate is leader");
         List<Recording> others = List.of(new Recording("b"), new Recording("c"));
         List<Leadership> all = new ArrayList<>(List.of(leader));
         for (Recording listener : others) {
-            all.add(join(elections(manager("node-" + listener.label)), listener));
+            all.add(join(elections(manager("node-" + listener.label)), listener, SHORT_LEASE));
         }
         LeaderSampler sampler = new LeaderSampler(all);
         sampler.start();
@@ -269,7 +277,9 @@ class LeaderElectionsTest {
         assertEquals(RevocationReason.LEASE_LOST, revoked.reason());
         assertEquals(term, revoked.term());
         assertFalse(revoked.leaderThen(), "isLeader() is false when revoked is told");
-        assertTrue(revoked.thread().startsWith("mongolock-notices-"), "told by the lock manager's loss notice: " + revoked.thread());
+        // Told by the lock manager's loss notice, or by the leader's own poll if it noticed first (isLeader() is false from the lease's end).
+        assertTrue(revoked.thread().startsWith("mongolock-notices-") || revoked.thread().startsWith("mongolock-leadership-"),
+                revoked.thread());
         assertTrue(revoked.at() - granted.at() < 0, "revoked (" + revoked.at() + ") before the successor's granted ("
                 + granted.at() + ")");
         assertTrue(granted.term() > term, "a higher term: " + granted.term() + " after " + term);
@@ -292,14 +302,17 @@ class LeaderElectionsTest {
         Recording a = new Recording("a");
         Recording b = new Recording("b");
         Leadership first = join(elections(manager("node-a")), a);
-        until(Duration.ofSeconds(10), first::isLeader, "a is leader");
+        until(Duration.ofSeconds(10), () -> a.granted().size() == 1, "a is leader and told so");
         Leadership second = join(elections(manager("node-b")), b);
+        // b's first attempts (a new manager's first round trips can take half a second here) are over before a
+        // steps down and sits out two polls: b then wins at its next poll.
+        sleep(LEASE.toMillis());
         long term = first.term().orElseThrow();
-        assertFalse(second.stepDown(), "not leader: nothing to give up");
 
         long before = System.nanoTime();
         assertTrue(first.stepDown());
         assertFalse(first.isLeader());
+        assertFalse(first.stepDown(), "not leader any more: nothing to give up (it sits out afresh)");
         assertEquals(List.of(new Recording.Call(false, term, RevocationReason.STEPPED_DOWN, a.revoked().get(0).at(),
                 Thread.currentThread().getName(), false)), a.revoked(), "told on the calling thread before stepDown returned");
         until(Duration.ofSeconds(5), second::isLeader, "b wins at its next poll");
@@ -346,6 +359,40 @@ class LeaderElectionsTest {
         assertEquals(List.of(), a.disorder);
     }
 
+    /**
+     * A step-down while granted is still running on the scheduler thread: revoked follows granted (on that
+     * thread), and stepDown waits for it before releasing, so the revoked listener still sees the lock held.
+     */
+    @Test
+    void aStepDownDuringASlowGrantedCallbackWaitsForTheRevokedBeforeReleasing() {
+        MongoLockManager observer = manager("observer");
+        Recording slow = new Recording("slow");
+        slow.slowGrantedMillis = 300;
+        List<Boolean> heldWhenRevoked = new CopyOnWriteArrayList<>();
+        Leadership leadership = elections(manager("node-a")).join(ELECTION, OPTIONS, new LeadershipListener() {
+            @Override
+            public void granted(long term) {
+                slow.granted(term);
+            }
+
+            @Override
+            public void revoked(long term, RevocationReason reason) {
+                heldWhenRevoked.add(observer.inspect(ELECTION).isPresent());
+                slow.revoked(term, reason);
+            }
+        });
+        slow.leadership = leadership;
+        until(Duration.ofSeconds(10), () -> slow.granted().size() == 1, "leader, granted being delivered");
+        assertTrue(slow.revoked().isEmpty());
+        assertTrue(leadership.stepDown());
+        assertEquals(1, slow.revoked().size(), "told before stepDown returned");
+        assertTrue(slow.revoked().get(0).thread().startsWith("mongolock-leadership-"),
+                "by the thread that was delivering granted: " + slow.revoked().get(0).thread());
+        assertEquals(List.of(true), heldWhenRevoked, "told while the lock was still held");
+        assertTrue(observer.inspect(ELECTION).isEmpty(), "released afterwards");
+        assertEquals(List.of(), slow.disorder);
+    }
+
     /** A loss that comes while granted is still running is told after it returns, never beside it. */
     @Test
     void aLossDuringASlowGrantedCallbackIsToldAfterIt() {
@@ -356,7 +403,7 @@ class LeaderElectionsTest {
         Recording slow = new Recording("slow");
         slow.slowGrantedMillis = LEASE.toMillis() * 2;
         store.cut = false;
-        Leadership leadership = elections(locks).join(ELECTION, OPTIONS, new LeadershipListener() {
+        Leadership leadership = elections(locks).join(ELECTION, SHORT_LEASE, new LeadershipListener() {
             @Override
             public void granted(long term) {
                 store.cut = true; // renewals fail from now on: the lease ends during this callback

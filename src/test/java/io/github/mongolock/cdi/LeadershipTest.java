@@ -48,8 +48,8 @@ class LeadershipTest {
         Map<String, String> config = WeldNodes.settings(mongo, database,
                 "mongolock.instance-id", "solo",
                 "mongolock.leadership.names", "billing-leader, report-leader",
-                "mongolock.leadership.lease-time", "PT2S",
-                "mongolock.leadership.report-leader.lease-time", "PT1S",
+                "mongolock.leadership.lease-time", "PT4S",
+                "mongolock.leadership.report-leader.lease-time", "PT3S",
                 "mongolock.leadership.report-leader.poll-interval", "PT0.1S");
         MongoLockManager observer;
         try (WeldContainer node = WeldNodes.start("solo", config, LeadershipEventsLog.class)) {
@@ -66,9 +66,9 @@ class LeadershipTest {
             LockManager locks = node.select(LockManager.class).get();
             assertTrue(locks.inspect("billing-leader").orElseThrow().owner().startsWith("solo:"));
             var documents = mongo.collection(database, "locks");
-            assertEquals(1000L, documents.find(new Document("_id", "report-leader")).first().get("leaseMs", Number.class)
-                    .longValue(), "the per-election lease (PT1S) over the global one (PT2S)");
-            assertEquals(2000L, documents.find(new Document("_id", "billing-leader")).first().get("leaseMs", Number.class)
+            assertEquals(3000L, documents.find(new Document("_id", "report-leader")).first().get("leaseMs", Number.class)
+                    .longValue(), "the per-election lease (PT3S) over the global one (PT4S)");
+            assertEquals(4000L, documents.find(new Document("_id", "billing-leader")).first().get("leaseMs", Number.class)
                     .longValue(), "the global lease");
 
             long term = leaderships.term("report-leader").orElseThrow();

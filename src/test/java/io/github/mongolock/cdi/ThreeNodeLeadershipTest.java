@@ -35,7 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ThreeNodeLeadershipTest {
 
     static final String ELECTION = "cluster-leader";
-    private static final Duration LEASE = Duration.ofSeconds(1);
+    /** Long enough that no renewal delayed by a loaded machine loses it; short enough for a quick failover. */
+    private static final Duration LEASE = Duration.ofSeconds(2);
     private static final Duration POLL = Duration.ofMillis(100);
 
     private final Map<String, WeldContainer> nodes = new LinkedHashMap<>();
