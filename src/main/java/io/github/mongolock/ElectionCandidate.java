@@ -139,11 +139,13 @@ final class ElectionCandidate implements Leadership {
         Optional<LockSession> won;
         try {
             won = locks.tryAcquire(name, attempt);
-        } catch (LockException failed) {
+        } catch (RuntimeException failed) {
+            // MongoDB unreachable, the lock manager closed (a LockException), or worse: logged once per failing
+            // streak, since the candidate retries every poll interval.
             if (!failing) {
                 failing = true;
-                LOG.log(Level.WARNING, "mongolock: election \"" + name + "\" cannot try for the lock (" + failed.getMessage()
-                        + "); still a candidate, trying again every " + pollInterval);
+                LOG.log(failed instanceof LockException ? Level.WARNING : Level.ERROR, "mongolock: election \"" + name
+                        + "\" cannot try for the lock (" + failed + "); still a candidate, trying again every " + pollInterval);
             } else {
                 LOG.log(Level.DEBUG, "mongolock: election \"" + name + "\" still cannot try for the lock", failed);
             }
