@@ -57,6 +57,8 @@ CONSTANTS
                  \* | "HandOverNoOwner" (hand-over CAS filtered on _id only)
                  \* | "HandOverKeepsKey" (hand-over increments neither version
                  \*   nor beat: the key other managers' waiters watch stays)
+                 \* | "AbandonFirst" (after an unknown hand-over, the abandon of
+                 \*   the new owner id before the release of the old acquisition)
     MaxId,       \* owner ids per client (recycled when unreferenced)
     WithQueue,   \* TRUE: waiters join the document's queue; a free lock with a
                  \* non-empty queue may be acquired only by its head
@@ -70,7 +72,7 @@ ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
        /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner",
-                       "HandOverKeepsKey"}
+                       "HandOverKeepsKey", "AbandonFirst"}
        /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLost \in BOOLEAN
 
 VARIABLES
@@ -156,9 +158,9 @@ SeenHead(d)   == IF d.holds = 0 THEN QHead(d.queue) ELSE 0
 (*  tok   the fencing token of the grant                                   *)
 (*  app   the request the application thread waits for (acquire, hand-    *)
 (*        over, abandon, re-enter, release, sync); ren: the renewer's      *)
-(*        request; nxt: a request to send when app's reply (or give-up)    *)
-(*        comes (the release of the old acquisition after an unknown      *)
-(*        hand-over: abandon first, then release)                          *)
+(*        request; nxt: a request to send when app's reply comes (after an *)
+(*        unknown hand-over: the abandon of the new owner id, sent after   *)
+(*        the release of the old acquisition)                              *)
 (***************************************************************************)
 Idle == [mode |-> "Wait", att |-> NoId, kset |-> FALSE, kver |-> FALSE, kbeat |-> FALSE,
          khead |-> 0, seen |-> 0, cnt |-> 0, ver |-> FALSE, conf |-> 0, tok |-> 0,
@@ -293,7 +295,7 @@ Reply(s, r, m, d) ==
            ELSE IF m THEN [s EXCEPT !.mode = "Hold", !.cnt = 1, !.ver = TRUE,
                                     !.conf = r.left, !.tok = d.token]
            ELSE [s EXCEPT !.mode = "Wait", !.att = NoId]
-      [] r.kind = "Abandon" ->      \* then the release held back in nxt, if any
+      [] r.kind = "Abandon" ->      \* then the request held back in nxt, if any
            IF Current(s, r, "Abandon")
            THEN [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = s.nxt, !.nxt = NoReq]
            ELSE s
@@ -313,7 +315,10 @@ Reply(s, r, m, d) ==
            IF ~Current(s, r, "Hold") THEN s
            ELSE IF m THEN [s EXCEPT !.ver = TRUE]   \* new version from the before-image
            ELSE Lost(s)
-      [] r.kind = "ReleaseLast" -> s
+      [] r.kind = "ReleaseLast" ->  \* then the abandon held back in nxt, if any
+           IF s.mode = "Abandon" /\ s.nxt # NoReq
+           THEN [s EXCEPT !.app = s.nxt, !.nxt = NoReq]
+           ELSE s
 
 (***************************************************************************)
 (* The server applies r.  slot: "app" / "ren" (the client c still waits    *)
@@ -468,19 +473,33 @@ Release(c) ==
 \* request, which stays in flight (it may be applied later, or never; the reply, if any,
 \* is lost).  The client reacts at once:
 \*   grant unknown       -> Abandon: updateOne({_id, owner: thatId}, {owner: null, holds: 0, $inc: {version: 1}})
-\*   hand-over unknown   -> Abandon of the new owner id as above, then (after its reply)
-\*                          the release of the old acquisition, version-checked as Release;
-\*                          then the new acquisition waits again normally
+\*   hand-over unknown   -> the release of the old acquisition, version-checked:
+\*                          updateOne({_id, owner: oldId, version}, {owner: null, holds: 0,
+\*                          $inc: {version: 1}}), then (after its reply) the Abandon of the
+\*                          new owner id as above; then the new acquisition waits again
+\*                          normally.  If the release matches, the hand-over can never land;
+\*                          if it missed because the hand-over landed, the abandon frees the
+\*                          lock.  (Variant "AbandonFirst": abandon, then release.)
+\*   that release unknown -> the abandon is not sent (Java: the clean-up throws, the
+\*                          release fails); the new acquisition waits again
 \*   re-enter / release / sync unknown -> Sync: findOneAndUpdate({_id, owner, leaseId},
 \*                          {holds: localCount, $inc: {version: 1}}, BEFORE)
 \*   abandon unknown     -> back to waiting (a later attempt uses a new id)
 \*   renew unknown       -> nothing confirmed
+CleanUp(s, r) ==                   \* after the hand-over r was given up
+    LET ab == Req("Abandon", r.id, FALSE, FALSE, 0, 0)
+        rl == Send(Req("ReleaseLast", r.old, r.ver, FALSE, 0, 0), doc)
+    IN  CASE r.old = NoId ->                 \* (a release that cannot match is not sent)
+               [s EXCEPT !.mode = "Abandon", !.app = ab]
+          [] Variant = "AbandonFirst" ->
+               [s EXCEPT !.mode = "Abandon", !.app = ab, !.nxt = rl]
+          [] OTHER ->
+               [s EXCEPT !.mode = "Abandon", !.app = rl, !.nxt = ab]
+
 FollowUp(s, r) ==
-    CASE r.kind = "HandOver" /\ Current(s, r, "Acq") ->      \* (a release that cannot
-             [s EXCEPT !.mode = "Abandon",                   \* match is not sent)
-                       !.app = Req("Abandon", r.id, FALSE, FALSE, 0, 0),
-                       !.nxt = IF r.old = NoId THEN NoReq
-                               ELSE Send(Req("ReleaseLast", r.old, r.ver, FALSE, 0, 0), doc)]
+    CASE r.kind = "HandOver" /\ Current(s, r, "Acq") -> CleanUp(s, r)
+      [] r.kind = "ReleaseLast" /\ s.mode = "Abandon" /\ s.nxt # NoReq ->
+             [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = NoReq, !.nxt = NoReq]
       [] IsGrant(r) /\ r.kind # "HandOver" /\ Current(s, r, "Acq") ->
              [s EXCEPT !.mode = "Abandon", !.app = Req("Abandon", r.id, FALSE, FALSE, 0, 0)]
       [] r.kind \in {"Reenter", "Release", "Sync"} /\ Current(s, r, "Hold") ->
@@ -685,6 +704,25 @@ BelieverHasNewestToken ==
 \* owner id and lease id, and no hand-over landed on a document whose owner id and
 \* lease id were not those of the acquisition it releases.
 NoLateWrite == ~lateWrite
+
+\* No orphan lock: the document is held only by an owner id that a client holds, or
+\* with a request in flight (or held back in nxt) that can still free it or pass it to
+\* a client that waits for the reply.  An orphan is freed only by another manager's
+\* takeover after a watch period.  A crash, a lost release and a grant that lands after
+\* its abandon missed all leave one by design, so this is required only while every
+\* request given up was a hand-over given up at once (HandOverLost) and nobody crashed.
+CanFree(r) == /\ r.id = doc.owner
+              /\ \/ r.kind = "Abandon"
+                 \/ r.kind = "ReleaseLast" /\ r.ver
+PassesOn(c) == /\ cs[c].mode = "Acq" /\ cs[c].app.kind = "HandOver"
+               /\ cs[c].app.old = doc.owner /\ cs[c].app.ver
+OnlyHandOversLost ==
+    faults.crash = 0 /\ faults.lost = (IF HandOverLost THEN handed ELSE 0)
+NoOrphanLock ==
+    OnlyHandOversLost /\ doc.holds > 0 =>
+        \/ \E c \in Clients : \/ cs[c].mode = "Hold" /\ cs[c].att = doc.owner
+                             \/ PassesOn(c) \/ CanFree(cs[c].app) \/ CanFree(cs[c].nxt)
+        \/ \E r \in net : CanFree(r)
 
 \* Fairness as written is WF_vars(ServerWork) /\ WF_vars(WaiterWork): an invariant and
 \* a property to check by hand (not in the build: they evaluate what Fairness avoids).

@@ -15,18 +15,21 @@ import java.util.Optional;
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, Duration.ZERO, OnLeaseLost.REPORT);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, Duration.ZERO, OnLeaseLost.REPORT, null);
 
     private final Duration waitTime;
     private final Duration leaseTime;
     private final Duration holdAtLeast;
     private final OnLeaseLost onLeaseLost;
+    private final String metricsGroup;
 
-    private LockOptions(Duration waitTime, Duration leaseTime, Duration holdAtLeast, OnLeaseLost onLeaseLost) {
+    private LockOptions(Duration waitTime, Duration leaseTime, Duration holdAtLeast, OnLeaseLost onLeaseLost,
+                        String metricsGroup) {
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.holdAtLeast = holdAtLeast;
         this.onLeaseLost = onLeaseLost;
+        this.metricsGroup = metricsGroup;
     }
 
     /** No overrides: the manager's wait and lease times apply. */
@@ -36,12 +39,12 @@ public final class LockOptions {
 
     /** A copy that waits up to {@code waitTime} (zero: one attempt); checked when the lock is requested. */
     public LockOptions waitTime(Duration waitTime) {
-        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, holdAtLeast, onLeaseLost);
+        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, holdAtLeast, onLeaseLost, metricsGroup);
     }
 
     /** A copy whose lease lasts {@code leaseTime}; checked when the lock is requested. */
     public LockOptions leaseTime(Duration leaseTime) {
-        return new LockOptions(waitTime, Objects.requireNonNull(leaseTime, "leaseTime"), holdAtLeast, onLeaseLost);
+        return new LockOptions(waitTime, Objects.requireNonNull(leaseTime, "leaseTime"), holdAtLeast, onLeaseLost, metricsGroup);
     }
 
     /**
@@ -54,7 +57,8 @@ public final class LockOptions {
      * zero up to 365 days. A re-entrant acquire can only lengthen the acquisition's minimum hold.
      */
     public LockOptions holdAtLeast(Duration holdAtLeast) {
-        return new LockOptions(waitTime, leaseTime, Objects.requireNonNull(holdAtLeast, "holdAtLeast"), onLeaseLost);
+        return new LockOptions(waitTime, leaseTime, Objects.requireNonNull(holdAtLeast, "holdAtLeast"), onLeaseLost,
+                metricsGroup);
     }
 
     /**
@@ -71,7 +75,23 @@ public final class LockOptions {
                     + " CompletionStage: a LockSession has no stage to cancel. Use REPORT or INTERRUPT, or register"
                     + " your own action with LockSession.onLeaseLost(Runnable), e.g. () -> future.cancel(true).");
         }
-        return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost);
+        return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost, metricsGroup);
+    }
+
+    /**
+     * A copy whose metrics report this lock under {@code group} (e.g. {@code "account"} for
+     * {@code "account-" + id}): keep the number of groups small, a time series is kept per group.
+     * Unset: {@value LockMetrics#UNGROUPED}; {@code @Locked} methods use their name template.
+     *
+     * @throws LockConfigurationException when the group is blank or longer than 255 characters
+     */
+    public LockOptions metricsGroup(String group) {
+        Objects.requireNonNull(group, "group");
+        if (group.isBlank() || group.length() > 255) {
+            throw new LockConfigurationException("metricsGroup \"" + group + "\" is not valid: a group must be 1 to 255"
+                    + " characters and not blank, e.g. \"account\" for the locks \"account-<id>\".");
+        }
+        return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost, group);
     }
 
     public Optional<Duration> waitTime() {
@@ -87,6 +107,11 @@ public final class LockOptions {
         return holdAtLeast;
     }
 
+    /** The metrics group, if set. */
+    public Optional<String> metricsGroup() {
+        return Optional.ofNullable(metricsGroup);
+    }
+
     /** The policy for a lost lease; {@link OnLeaseLost#REPORT} unless set. */
     public OnLeaseLost onLeaseLost() {
         return onLeaseLost;
@@ -98,18 +123,19 @@ public final class LockOptions {
                 && Objects.equals(waitTime, that.waitTime)
                 && Objects.equals(leaseTime, that.leaseTime)
                 && holdAtLeast.equals(that.holdAtLeast)
-                && onLeaseLost == that.onLeaseLost;
+                && onLeaseLost == that.onLeaseLost
+                && Objects.equals(metricsGroup, that.metricsGroup);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(waitTime, leaseTime, holdAtLeast, onLeaseLost);
+        return Objects.hash(waitTime, leaseTime, holdAtLeast, onLeaseLost, metricsGroup);
     }
 
     @Override
     public String toString() {
         return "LockOptions[waitTime=" + (waitTime == null ? "default" : waitTime)
                 + ", leaseTime=" + (leaseTime == null ? "default" : leaseTime) + ", holdAtLeast=" + holdAtLeast
-                + ", onLeaseLost=" + onLeaseLost + "]";
+                + ", onLeaseLost=" + onLeaseLost + (metricsGroup == null ? "" : ", metricsGroup=" + metricsGroup) + "]";
     }
 }

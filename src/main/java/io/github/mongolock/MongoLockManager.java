@@ -160,6 +160,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         private String instanceId;
         private boolean pushWakeUp = true;
         private final List<LockListener> listeners = new ArrayList<>();
+        private LockMetrics metrics = LockMetrics.NONE;
 
         private Builder() {
         }
@@ -227,6 +228,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return this;
         }
 
+        /**
+         * Where this manager reports acquisitions, waits, holds, lost leases and store failures, e.g.
+         * {@code OpenTelemetryLockMetrics.of(openTelemetry)}. Default: {@link LockMetrics#NONE}.
+         */
+        public Builder metrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
         /** Told of every acquisition, release and lost lease of this manager. */
         public Builder listener(LockListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -282,13 +292,13 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
             MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
-            MongoLockStore store = new MongoLockStore(locks, storeTimeout);
+            MongoLockStore store = new MongoLockStore(locks, storeTimeout, metrics);
             // The nonce makes owners unique even when several nodes are given the same instance id.
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
             ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
-                    MonotonicClock.system(), listeners, feed);
+                    MonotonicClock.system(), listeners, feed, metrics);
             return new MongoLockManager(coordinator, effective, ownedClient != null, id);
         }
 

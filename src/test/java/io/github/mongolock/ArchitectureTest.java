@@ -32,6 +32,15 @@ class ArchitectureTest {
                 .check(production);
     }
 
+    /** The OpenTelemetry API is optional: only these two places may name it, and they are loaded only when it is there. */
+    @Test
+    void onlyTheTelemetryBindingNamesOpenTelemetry() {
+        noClasses().that().resideOutsideOfPackage("io.github.mongolock.otel..")
+                .and().doNotHaveFullyQualifiedName("io.github.mongolock.cdi.OpenTelemetryBinding")
+                .should().dependOnClassesThat().resideInAnyPackage("io.opentelemetry..")
+                .check(production);
+    }
+
     @Test
     void productionCodeNeverUsesTheTestStandIn() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("de.bwaldvogel..", "org.testcontainers..")

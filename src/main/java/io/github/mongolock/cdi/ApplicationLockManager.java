@@ -2,6 +2,7 @@ package io.github.mongolock.cdi;
 
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.MongoLockManager;
@@ -18,10 +19,12 @@ final class ApplicationLockManager implements LockManager, LockStoreStatus {
 
     private final MongoLockManager delegate;
     private final LockEventBridge events;
+    private final LockMetrics metrics;
 
-    ApplicationLockManager(MongoLockManager delegate, LockEventBridge events) {
+    ApplicationLockManager(MongoLockManager delegate, LockEventBridge events, LockMetrics metrics) {
         this.delegate = delegate;
         this.events = events;
+        this.metrics = metrics;
     }
 
     @Override
@@ -72,6 +75,14 @@ final class ApplicationLockManager implements LockManager, LockStoreStatus {
     void close() {
         events.mute();
         delegate.close();
+        if (metrics instanceof AutoCloseable instruments) {
+            try {
+                instruments.close(); // its gauges' callbacks would outlive a redeployed application
+            } catch (Exception broken) {
+                System.getLogger(ApplicationLockManager.class.getName()).log(System.Logger.Level.WARNING,
+                        "mongolock: closing the metrics failed", broken);
+            }
+        }
     }
 
     @Override

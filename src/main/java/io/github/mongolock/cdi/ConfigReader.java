@@ -57,6 +57,18 @@ final class ConfigReader {
         return text(key, problems).flatMap(value -> holdAtLeast(key, value, problems));
     }
 
+    /** {@code true} or {@code false}, in any case; anything else is a problem naming the key. */
+    Optional<Boolean> bool(String key, List<String> problems) {
+        return text(key, problems).flatMap(value -> switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> Optional.of(true);
+            case "false" -> Optional.of(false);
+            default -> {
+                problems.add(CdiMessages.badSetting(key, value, "write true or false."));
+                yield Optional.empty();
+            }
+        });
+    }
+
     Optional<Integer> integer(String key, List<String> problems) {
         return text(key, problems).flatMap(value -> {
             try {

@@ -157,6 +157,8 @@ final class LockedOperations {
         if (holdAtLeast.isPresent()) {
             options = options.holdAtLeast(holdAtLeast.get());
         }
+        // Metrics report the template ("account-{0}"), never each account's lock: few time series.
+        options = options.metricsGroup(name.orElseThrow().toString());
         return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
                 returns));
     }

@@ -7,6 +7,7 @@ import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockManager;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.Locked;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -215,10 +216,12 @@ public class MongoLockExtension implements Extension {
         MongoClient client = settings.usesClientBean() ? lookup.select(MongoClient.class).get() : null;
         BeanManager beans = lookup.select(BeanManager.class).get();
         LockEventBridge events = new LockEventBridge(beans.getEvent().select(LockEvent.class));
-        ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events), events);
+        LockMetrics metrics = settings.metrics() ? TelemetryLookup.metrics(lookup) : LockMetrics.NONE;
+        ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events, metrics), events, metrics);
         LOG.log(Level.INFO, "mongolock LockManager started: instance " + manager.instanceId() + ", "
                 + (settings.usesClientBean() ? "the application's MongoClient bean" : "mongolock.uri")
-                + ", collection " + settings.collection() + ", lease " + settings.leaseTime() + ", wait " + settings.waitTime());
+                + ", collection " + settings.collection() + ", lease " + settings.leaseTime() + ", wait " + settings.waitTime()
+                + ", metrics " + (metrics == LockMetrics.NONE ? "off" : metrics));
         return manager;
     }
 

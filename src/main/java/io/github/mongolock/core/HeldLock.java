@@ -59,13 +59,12 @@ final class HeldLock {
     /** Guarded by {@code this}: the loss actions were taken to be run; later ones run at once. */
     private boolean lossActionsTaken;
 
-    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
-             long answeredAtNanos) {
-        this(name, owner, granted, lease, requestSentAtNanos, answeredAtNanos, 0);
-    }
+    /** How metrics report this acquisition ({@link io.github.mongolock.LockMetrics}). */
+    final String group;
 
     HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
-             long answeredAtNanos, int streak) {
+             long answeredAtNanos, int streak, String group) {
+        this.group = group;
         this.grantedAtNanos = answeredAtNanos;
         this.holdUntilNanos = answeredAtNanos;
         this.streak = streak;

@@ -92,13 +92,21 @@ final class LeaseRenewer implements AutoCloseable {
         synchronized (this) {
             deadlineCheck = null;
         }
+        // One instant for both decisions: a lease ending between a separate check and planning would be
+        // neither reported nor planned (two locks granted microseconds apart did exactly that).
         long now = clock.nanoTime();
+        OptionalLong next = OptionalLong.empty();
         for (HeldLock lock : heldLocks.get()) {
-            if (lock.status == HeldLock.Status.HELD && !lock.confirmedAt(now)) {
+            if (lock.status != HeldLock.Status.HELD) {
+                continue;
+            }
+            if (!lock.confirmedAt(now)) {
                 onLost.accept(lock, "its lease (" + lock.lease + ") ended unconfirmed: no renewal reached MongoDB in time");
+            } else if (next.isEmpty() || lock.confirmedUntilNanos() - next.getAsLong() < 0) {
+                next = OptionalLong.of(lock.confirmedUntilNanos());
             }
         }
-        earliestLeaseEnd().ifPresent(this::planDeadlineCheck);
+        next.ifPresent(this::planDeadlineCheck);
     }
 
     private void schedule(long dueNanos) {

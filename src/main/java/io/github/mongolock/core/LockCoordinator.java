@@ -6,6 +6,7 @@ import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
@@ -14,6 +15,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -60,6 +62,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final LeaseRenewer renewer;
     private final ReleaseFeed releaseFeed;
     private final ReleaseFeed.Listener feedListener;
+    private final LockMetrics metrics;
+    private final AutoCloseable observation;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -70,11 +74,25 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     /** @param releaseFeed wakes waiters on releases made by other machines; {@link ReleaseFeed#NONE} to poll only */
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                            MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed) {
-        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard());
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, LockMetrics.NONE);
+    }
+
+    /** @param metrics told of acquisitions, holds and losses, and observing this coordinator until it closes */
+    public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                           MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed,
+                           LockMetrics metrics) {
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard(), metrics);
     }
 
     LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                     MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed, RetryBackoff backoff) {
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, backoff, LockMetrics.NONE);
+    }
+
+    LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                    MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed, RetryBackoff backoff,
+                    LockMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.backoff = Objects.requireNonNull(backoff, "backoff");
         this.releaseFeed = Objects.requireNonNull(releaseFeed, "releaseFeed");
         this.store = Objects.requireNonNull(store, "store");
@@ -85,7 +103,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
-        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked);
+        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
             public void released(String name, String queueHead) {
@@ -108,6 +126,22 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             }
         };
         this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, owned::leaseLost);
+        this.observation = metrics.observe(new LockMetrics.Observed() {
+            @Override
+            public String instanceId() {
+                return ownerPrefix;
+            }
+
+            @Override
+            public Map<String, Long> locksHeldByGroup() {
+                return owned.heldByGroup();
+            }
+
+            @Override
+            public String pushWakeUp() {
+                return releaseFeed.status().name();
+            }
+        });
     }
 
     @Override
@@ -122,17 +156,35 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     @Override
     public LockSession acquire(String name, LockOptions options) {
-        return obtain(name, options, true).map(session -> applyOptions(session, options)).orElseThrow();
+        return measured(name, options, true).orElseThrow();
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name) {
-        return obtain(name, LockOptions.defaults().waitTime(Duration.ZERO), false);
+        return measured(name, LockOptions.defaults().waitTime(Duration.ZERO), false);
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name, LockOptions options) {
-        return obtain(name, options, false).map(session -> applyOptions(session, options));
+        return measured(name, options, false);
+    }
+
+    /** {@link #obtain} with the options applied to the hold, and the call's wait and outcome reported to the metrics. */
+    private Optional<LockSession> measured(String name, LockOptions options, boolean throwWhenBusy) {
+        long start = clock.nanoTime();
+        String group = options == null ? LockMetrics.UNGROUPED : options.metricsGroup().orElse(LockMetrics.UNGROUPED);
+        LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
+        try {
+            Optional<LockSession> session = obtain(name, options, throwWhenBusy, group)
+                    .map(granted -> applyOptions(granted, options));
+            outcome = session.isPresent() ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
+            return session;
+        } catch (LockTimeoutException timedOut) {
+            outcome = LockMetrics.Outcome.TIMED_OUT;
+            throw timedOut;
+        } finally {
+            metrics.acquireEnded(group, outcome, clock.nanoTime() - start);
+        }
     }
 
     /** What the options ask of a granted hold beyond the grant: its minimum hold and its loss policy. */
@@ -177,7 +229,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 .findFirst().orElse(ownerPrefix);
     }
 
-    private Optional<LockSession> obtain(String name, LockOptions options, boolean throwWhenBusy) {
+    private Optional<LockSession> obtain(String name, LockOptions options, boolean throwWhenBusy, String group) {
         ensureOpen();
         LockArguments.checkName(name);
         Objects.requireNonNull(options, "options");
@@ -226,7 +278,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     // Another caller of this manager asked a moment ago; a pushed release notice wakes one of us.
                     busy = FreshAttempts.Outcome.busy(Optional.empty(), null, Duration.ofNanos(quiet), true);
                 } else {
-                    FreshAttempt tried = acquireFresh(name, lease);
+                    FreshAttempt tried = acquireFresh(name, lease, group);
                     if (tried.hold() != null) {
                         outcome = Optional.of(tried.hold());
                         return outcome;
@@ -364,7 +416,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
      * One fresh attempt. The registration happens inside the call gate, so close() either refuses the
      * attempt or sees (and releases) what it was granted.
      */
-    private FreshAttempt acquireFresh(String name, Duration lease) {
+    private FreshAttempt acquireFresh(String name, Duration lease, String group) {
         if (!calls.enterAcquisition()) {
             throw closedException();
         }
@@ -375,7 +427,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 return new FreshAttempt(null, outcome);
             }
             queues.granted(name); // a grant takes this manager out of the lock's queue
-            hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos());
+            hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos(), group);
             renewer.tracked(hold.lock());
         } finally {
             calls.exit();
@@ -443,6 +495,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         unreleased.addAll(fresh.abandonOrphans());
         queues.leaveAll();
         events.close();
+        try {
+            observation.close();
+        } catch (Exception broken) {
+            LOG.log(Level.WARNING, "mongolock: the metrics observation of " + ownerPrefix + " failed to close", broken);
+        }
         signals.releasedAll();
         if (!unreleased.isEmpty()) {
             LOG.log(Level.WARNING, "mongolock could not release " + unreleased

@@ -4,12 +4,15 @@ import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockStoreException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +42,7 @@ final class OwnedLocks {
     private final LockEvents events;
     private final Supplier<String> nextOwner;
     private final Consumer<HeldLock> onGrant;
+    private final LockMetrics metrics;
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
 
     /**
@@ -46,7 +50,8 @@ final class OwnedLocks {
      * @param onGrant   told of every grant made here (a hand-over), e.g. to renew its lease
      */
     OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events,
-               Supplier<String> nextOwner, Consumer<HeldLock> onGrant) {
+               Supplier<String> nextOwner, Consumer<HeldLock> onGrant, LockMetrics metrics) {
+        this.metrics = metrics;
         this.store = store;
         this.clock = clock;
         this.signals = signals;
@@ -65,8 +70,8 @@ final class OwnedLocks {
 
     /** A fresh grant; the returned hold is bound to the calling thread. */
     LockHold register(LockCoordinator coordinator, String name, String owner, Duration lease,
-                      AcquireAttempt.Granted granted, long sentAtNanos) {
-        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos, clock.nanoTime());
+                      AcquireAttempt.Granted granted, long sentAtNanos, String group) {
+        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos, clock.nanoTime(), 0, group);
         HeldLock previous = held.put(name, lock);
         if (previous != null) {
             // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
@@ -291,8 +296,9 @@ final class OwnedLocks {
             next.fail();
             return HandOver.NOT_MADE;
         }
+        // The successor reports under the releaser's group: the same name, so the same template in practice.
         HeldLock successor = new HeldLock(lock.name, successorOwner, granted, next.lease, sentAt, clock.nanoTime(),
-                lock.streak + 1);
+                lock.streak + 1, lock.group);
         held.put(lock.name, successor);
         lock.holds = 0;
         lock.status = HeldLock.Status.RELEASED;
@@ -324,11 +330,24 @@ final class OwnedLocks {
         lock.holds = 0;
         lock.status = HeldLock.Status.RELEASED;
         held.remove(lock.name, lock);
+        metrics.holdEnded(lock.group, clock.nanoTime() - lock.grantedAtNanos);
+    }
+
+    /** Fresh acquisitions held now (not lost), by metrics group. */
+    Map<String, Long> heldByGroup() {
+        Map<String, Long> byGroup = new HashMap<>();
+        for (HeldLock lock : held.values()) {
+            if (lock.status == HeldLock.Status.HELD) {
+                byGroup.merge(lock.group, 1L, Long::sum);
+            }
+        }
+        return byGroup;
     }
 
     /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
     private void lostInOwnCall(HeldLock lock, String reason) {
         if (lock.markLost(reason)) {
+            metrics.leaseLost(lock.group);
             events.lossNow(lock);
         }
     }
@@ -367,6 +386,7 @@ final class OwnedLocks {
         }
         // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
         if (changed) {
+            metrics.leaseLost(lock.group);
             LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
                     + ", owner " + lock.owner + "): " + reason);
             events.lossLater(lock);

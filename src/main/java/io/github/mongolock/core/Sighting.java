@@ -13,8 +13,9 @@ import java.util.Objects;
  *                      grant changes it); the store takes it back in {@link LockStore#takeOver}
  * @param holder        the holder's owner id, for messages
  * @param holderLease   the holder's lease length
- * @param endedLongAgo  the database's clock says the lease ended so long ago (at least a minute and at
- *                      least a lease) that no realistic clock error explains it: the fast path
+ * @param endedLongAgo  take it now: the database's clock says the lease ended so long ago (at least a minute
+ *                      and at least a lease) that no realistic clock error explains it (the fast path), or
+ *                      that the minimum hold of a holder that already released it is over (nobody is inside)
  */
 public record Sighting(Object state, String holder, Duration holderLease, boolean endedLongAgo) {
     public Sighting {

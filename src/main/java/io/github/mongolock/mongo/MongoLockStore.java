@@ -12,6 +12,7 @@ import static com.mongodb.client.model.Updates.addToSet;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.pullAll;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.unset;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoCommandException;
@@ -32,6 +33,7 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
@@ -74,7 +76,7 @@ import org.bson.conversions.Bson;
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
  *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
  *   queue:      ["web-2-4711-3f2a:9c0e51d2"], // managers waiting for it, in arrival order (absent or [] when none)
- *   releasedAt: ISODate(...)            // database clock, when a holder with a minimum hold left released it (for people)
+ *   releasedAt: ISODate(...)            // database clock, when a holder released it with a minimum hold left (see below)
  * }
  * }</pre>
  *
@@ -85,9 +87,12 @@ import org.bson.conversions.Bson;
  * in one compare-and-set on {@code {_id, owner, version}}.
  *
  * <p><b>Minimum hold.</b> A release before the acquisition's minimum hold is over
- * ({@link #releaseKeeping}) leaves {@code owner} and {@code holds: 1} and turns the lease into one
- * nobody renews, {@code leaseMs} being the time left: waiters take it over once it stays unchanged that
- * long, as they would a crashed holder's.
+ * ({@link #releaseKeeping}) leaves {@code owner} and {@code holds: 1}, sets {@code releasedAt}, and turns
+ * the lease into one nobody renews, {@code leaseMs} being the time left: waiters take it over once it
+ * stays unchanged that long, as they would a crashed holder's, or as soon as the database's clock says
+ * {@code releasedAt + leaseMs} has passed. That is the one decision a server clock may make alone,
+ * because nobody is inside such a lock: a clock step can end a minimum hold early or late, never let two
+ * holders overlap. Every grant removes {@code releasedAt}.
  *
  * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}} (and the queue
  * empty or headed by the caller's manager): it takes a free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
@@ -182,6 +187,7 @@ public final class MongoLockStore implements LockStore {
 
     private final MongoCollection<Document> locks;
     private final Duration timeout;
+    private final LockMetrics metrics;
     private final String namespace;
 
     /** A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. */
@@ -196,7 +202,13 @@ public final class MongoLockStore implements LockStore {
      *                fails with {@link LockStoreException}, {@code outcomeUnknown()} set when the request was sent.
      */
     public MongoLockStore(MongoCollection<Document> collection, Duration timeout) {
+        this(collection, timeout, LockMetrics.NONE);
+    }
+
+    /** As above; every failed call is also reported to {@code metrics} ({@link LockMetrics#storeFailed}). */
+    public MongoLockStore(MongoCollection<Document> collection, Duration timeout, LockMetrics metrics) {
         Objects.requireNonNull(timeout, "timeout");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.timeout = timeout;
         this.locks = collection
                 .withWriteConcern(WriteConcern.MAJORITY)
@@ -284,7 +296,8 @@ public final class MongoLockStore implements LockStore {
 
     private static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
         Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
-                inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT));
+                inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT),
+                unset(RELEASED_AT));
         return unqueued.isEmpty() ? grant : combine(grant, pullAll(QUEUE, unqueued));
     }
 
@@ -329,6 +342,12 @@ public final class MongoLockStore implements LockStore {
             long watchMs = LeaseWatch.watchPeriod(Duration.ofMillis(leaseMs)).toMillis();
             long unrenewedMs = serverNow.getTime() - renewed.getTime();
             endedLongAgo = unrenewedMs > watchMs + Math.max(LONG_AGO.toMillis(), leaseMs);
+        }
+        if (serverNow != null && state.get(RELEASED_AT) instanceof Date released && number(state, HOLDS) > 0) {
+            // A minimum hold whose holder released it: nobody is inside, so its end is no safety matter, and the
+            // database's clock may say when it is over. Without this, a waiter that first sees it late would
+            // wait a whole watch more, and a lone instance's next job tick would find it still taken.
+            endedLongAgo |= serverNow.getTime() - released.getTime() >= leaseMs;
         }
         String owner = state.getString(OWNER);
         String leaseId = state.getString(LEASE_ID);
@@ -449,9 +468,13 @@ public final class MongoLockStore implements LockStore {
             throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
         } catch (MongoException failure) {
+            if (!isDuplicateKey(failure)) {
+                metrics.storeFailed(operation); // a duplicate key is the protocol's "held", not a failure
+            }
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent(failure));
         } catch (IllegalStateException clientClosed) {
+            metrics.storeFailed(operation);
             // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
             boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
             throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "

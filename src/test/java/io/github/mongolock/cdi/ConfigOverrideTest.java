@@ -66,6 +66,10 @@ class ConfigOverrideTest {
         @Locked(value = "skip-after-override", onBusy = Locked.OnBusy.SKIP)
         public void skipAfterOverride() {
         }
+
+        @Locked(value = "held-at-least", onBusy = Locked.OnBusy.SKIP, holdAtLeast = "PT7S")
+        public void heldAtLeast() {
+        }
     }
 
     private static final String TUNED = Tuned.class.getName();
@@ -79,6 +83,23 @@ class ConfigOverrideTest {
             assertEquals(LockOptions.defaults().waitTime(Duration.ZERO), options(node, Skipping.class, "skipNow"),
                     "mongolock.wait-time (PT30S) is for FAIL; SKIP with no wait time of its own does not wait");
             assertEquals(LockOptions.defaults().waitTime(Duration.ofMillis(400)), options(node, Skipping.class, "skipAfterOverride"));
+        }
+    }
+
+    @Test
+    void theMinimumHoldIsOverriddenLikeTheOtherDurations(TestMongo mongo) throws Exception {
+        String skipping = Skipping.class.getName();
+        Map<String, String> config = WeldNodes.settings(mongo, mongo.freshDatabase(),
+                skipping + "/heldAtLeast/Locked/hold-at-least", "PT2M",
+                "Locked/hold-at-least", "PT1M");
+        try (WeldContainer node = WeldNodes.start("held", config, Skipping.class)) {
+            assertEquals(Duration.ofMinutes(2), options(node, Skipping.class, "heldAtLeast").holdAtLeast(), "method key");
+            assertEquals(Duration.ofMinutes(1), options(node, Skipping.class, "skipNow").holdAtLeast(), "global key");
+        }
+        try (WeldContainer node = WeldNodes.start("held-annotated", WeldNodes.settings(mongo, mongo.freshDatabase()),
+                Skipping.class)) {
+            assertEquals(Duration.ofSeconds(7), options(node, Skipping.class, "heldAtLeast").holdAtLeast(), "annotation");
+            assertEquals(Duration.ZERO, options(node, Skipping.class, "skipNow").holdAtLeast(), "none");
         }
     }
 
@@ -130,7 +151,14 @@ class ConfigOverrideTest {
         try {
             Optional<LockedOperation> operation = node.select(MongoLockExtension.class).get()
                     .resolved(beanClass, beanClass.getMethod(method));
-            return operation.orElseThrow(() -> new AssertionError("not resolved at deployment: " + method)).options();
+            LockOptions resolved = operation.orElseThrow(() -> new AssertionError("not resolved at deployment: " + method))
+                    .options();
+            assertEquals(Optional.of(operation.get().name().toString()), resolved.metricsGroup(),
+                    "metrics report the name template");
+            // The durations, as the assertions compare them.
+            LockOptions durations = LockOptions.defaults().holdAtLeast(resolved.holdAtLeast());
+            durations = resolved.waitTime().map(durations::waitTime).orElse(durations);
+            return resolved.leaseTime().map(durations::leaseTime).orElse(durations);
         } catch (NoSuchMethodException missing) {
             throw new AssertionError(missing);
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.Locked;
+import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -88,6 +90,23 @@ class DeploymentErrorTest {
         public void overriddenBadly() {
         }
 
+        @Locked(value = "job", holdAtLeast = "-PT1S")
+        public void negativeHold() {
+        }
+
+        @Locked(value = "job", holdAtLeast = "a while")
+        public void wordyHold() {
+        }
+
+        @Locked(value = "job", onLeaseLost = OnLeaseLost.CANCEL)
+        public void cancelWithoutStage() {
+        }
+
+        @Locked(value = "job", onLeaseLost = OnLeaseLost.INTERRUPT)
+        public CompletionStage<String> interruptAStage() {
+            return null;
+        }
+
         /** As an EJB timer callback (@Schedule) may be: private, intercepted through @AroundTimeout. */
         @Locked("timer-{0}")
         private void privateTimer() {
@@ -112,6 +131,15 @@ class DeploymentErrorTest {
 
         @Locked(value = "d-{0}", onBusy = Locked.OnBusy.SKIP)
         public CompletableFuture<String> later(int id) {
+            return CompletableFuture.completedFuture("x");
+        }
+
+        @Locked(value = "e", onBusy = Locked.OnBusy.SKIP, holdAtLeast = "PT5M", onLeaseLost = OnLeaseLost.INTERRUPT)
+        public void nightly() {
+        }
+
+        @Locked(value = "f", onLeaseLost = OnLeaseLost.CANCEL)
+        public CompletionStage<String> cancellable() {
             return CompletableFuture.completedFuture("x");
         }
     }
@@ -154,15 +182,23 @@ class DeploymentErrorTest {
                         + LockedInterceptorTest.OwnFuture.class.getName() + "<java.lang.String>",
                 "MONGOLOCK-CDI-007: @Locked on " + BROKEN + ".nulInName() gives an invalid lock name: Lock name \"bad\\u0000name\""
                         + " contains a NUL character",
-                "MONGOLOCK-CDI-001: " + BROKEN + "/overriddenBadly/Locked/wait-time = \"soon\" is not an ISO-8601 duration");
+                "MONGOLOCK-CDI-001: " + BROKEN + "/overriddenBadly/Locked/wait-time = \"soon\" is not an ISO-8601 duration",
+                "MONGOLOCK-CDI-016: @Locked(holdAtLeast) on " + BROKEN + ".negativeHold() = \"-PT1S\" is out of range: a"
+                        + " minimum hold must be between PT0S (none) and PT8760H (ISO-8601, e.g. PT5M).",
+                "MONGOLOCK-CDI-001: @Locked(holdAtLeast) on " + BROKEN + ".wordyHold() = \"a while\" is not an ISO-8601 duration",
+                "MONGOLOCK-CDI-017: @Locked(onLeaseLost = CANCEL) on " + BROKEN + ".cancelWithoutStage(), which returns void:"
+                        + " only a returned CompletionStage can be cancelled. Use INTERRUPT",
+                "MONGOLOCK-CDI-017: @Locked(onLeaseLost = INTERRUPT) on " + BROKEN + ".interruptAStage(), which returns"
+                        + " java.util.concurrent.CompletionStage<java.lang.String>: the method returns before the stage's work"
+                        + " is done, so there is no thread to interrupt for it. Use CANCEL");
         for (String message : expected) {
             assertTrue(report.contains(message), "missing: " + message + "\nin:\n" + report);
         }
         Map<String, Long> byId = ids(report);
         System.out.println("[mongolock tests] deployment problems reported at once: " + byId);
-        assertEquals(18, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
-        // One definition error each: the class-level override, checked for all 14 methods of Broken, counts once.
-        assertTrue(report.contains("Exception List with 18 exceptions"), report);
+        assertEquals(22, byId.values().stream().mapToLong(Long::longValue).sum(), byId.toString());
+        // One definition error each: the class-level override, checked for all 18 methods of Broken, counts once.
+        assertTrue(report.contains("Exception List with 22 exceptions"), report);
     }
 
     @Test

@@ -124,6 +124,18 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void aMinimumHoldThatIsOverByTheDatabasesClockIsTakenAtOnceByANewcomer() throws InterruptedException {
+        AcquireAttempt.Granted held = grant("job", "a", LEASE);
+        assertTrue(store.releaseKeeping("job", "a", held.version(), Duration.ofMillis(200)));
+        assertFalse(sight("job", "b").endedLongAgo(), "still within the minimum hold");
+        Thread.sleep(300);
+        Sighting over = sight("job", "c");
+        assertTrue(over.endedLongAgo(), "nobody is inside and its time is over: no need to watch it for 200 ms more");
+        takeOver("job", "c", over);
+        assertFalse(sight("job", "d").endedLongAgo(), "the new grant is a live holder's, not a minimum hold");
+    }
+
+    @Test
     void everyChangeByTheHolderSpoilsAnEarlierSighting() {
         AcquireAttempt.Granted held = grant("job", "a", LEASE);
         Sighting beforeRenewal = sight("job", "b");

@@ -112,6 +112,16 @@ class MinimumHoldTest {
     }
 
     @Test
+    void aLoneInstancesNextTickFindsTheLockFreeOnceTheMinimumHoldIsOver() throws Exception {
+        // One instance, one job: the next tick's single attempt is this manager's first look at the lock.
+        LockCoordinator only = node("a", LEASE);
+        only.tryAcquire("nightly", minimum(MINIMUM)).orElseThrow().close();
+        Thread.sleep(MINIMUM.toMillis() + 300);
+        assertTrue(only.tryAcquire("nightly", minimum(MINIMUM)).isPresent(),
+                "the hold is over: the next tick runs, without watching the lock for a whole minimum hold first");
+    }
+
+    @Test
     void aHoldLongerThanTheMinimumIsReleasedAtOnce() throws Exception {
         LockCoordinator first = node("a", LEASE);
         LockSession job = first.tryAcquire("nightly", minimum(Duration.ofMillis(100))).orElseThrow();

@@ -1,20 +1,18 @@
 package io.github.mongolock.torture;
 
-import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.inc;
-import static com.mongodb.client.model.Updates.max;
 import static com.mongodb.client.model.Updates.set;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.ReturnDocument;
+import io.github.mongolock.FencedWriteRejectedException;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
+import io.github.mongolock.mongo.FencedCollection;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +21,11 @@ import org.bson.Document;
 
 /**
  * The critical section every workload runs under a lock, and its record: a non-atomic
- * read-modify-write of the lock's counter document in two flavours. The <em>fenced</em> one's read
- * raises the counter's {@code fence} to this token and its write only lands while {@code fence}
- * still equals this token, so a holder whose lease was taken over cannot overwrite a later holder's
- * work; the <em>plain</em> one trusts the lock and {@code isHeld()} alone.
+ * read-modify-write of the lock's counter document in two flavours. The <em>fenced</em> one goes
+ * through {@link FencedCollection} (fence field {@value #FENCE}): its read registers this token with
+ * the counter and is refused when a later token already has, and its write is refused once a later
+ * token has touched the counter, so a holder whose lease was taken over cannot overwrite a later
+ * holder's work; the <em>plain</em> one trusts the lock and {@code isHeld()} alone.
  *
  * <p>{@link #begin} records the start (before any work) on the thread that acquired the lock;
  * {@link #finish} does the work, closes the session and records the end, on whatever thread the
@@ -37,12 +36,13 @@ final class CriticalSection {
     static final int LONG_WORK_MIN_MICROS = 100_000;
     static final int LONG_WORK_MAX_MICROS = 300_000;
 
-    private static final FindOneAndUpdateOptions BEFORE =
-            new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
+    /** The counter document's fence field, as {@link ScenarioRun} creates it and reads it back. */
+    static final String FENCE = "fence";
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
     private final MongoCollection<Document> counters;
+    private final FencedCollection<Document> fencedCounters;
     private final Set<String> lostTokens;
     private final Predicate<String> ownerRetired;
     private final int longWorkOneIn;
@@ -72,6 +72,7 @@ final class CriticalSection {
         this.settings = settings;
         this.history = history;
         this.counters = counters;
+        this.fencedCounters = FencedCollection.of(counters, FENCE);
         this.lostTokens = lostTokens;
         this.ownerRetired = ownerRetired;
         this.longWorkOneIn = longWorkOneIn;
@@ -99,18 +100,24 @@ final class CriticalSection {
         SectionRecord.WriteOutcome plainWrite = SectionRecord.WriteOutcome.NONE;
         try {
             // The read registers this token with the counter: from now on no earlier token can write.
-            Document before = counters.findOneAndUpdate(eq("_id", lock), max("fence", token), BEFORE);
+            Document before;
+            boolean staleRead = false;
+            try {
+                before = fencedCounters.findOneAndUpdate(session, eq("_id", lock), new Document());
+            } catch (FencedWriteRejectedException laterTokenRead) {
+                // A later holder has read the counter already; the plain counter still wants its value.
+                staleRead = true;
+                before = counters.find(eq("_id", lock)).first();
+            }
             pause(longWorkOneIn > 0 && random.nextInt(longWorkOneIn) == 0
                     ? random.nextInt(longWorkMinMicros, longWorkMaxMicros + 1)
                     : random.nextInt(settings.workMinMicros(), settings.workMaxMicros() + 1));
-            if (before.getLong("fence") > token) {
+            if (staleRead) {
                 write = SectionRecord.WriteOutcome.STALE_READ;
             } else if (!isHeld(session)) {
                 write = SectionRecord.WriteOutcome.SKIPPED;
             } else {
-                long matched = counters.updateOne(and(eq("_id", lock), eq("fence", token)),
-                        combine(set("value", before.getLong("value") + 1), inc("writes", 1L))).getMatchedCount();
-                write = matched == 1 ? SectionRecord.WriteOutcome.ACCEPTED : SectionRecord.WriteOutcome.FENCED;
+                write = fencedWrite(session, before.getLong("value") + 1);
             }
             if (isHeld(session)) {
                 counters.updateOne(eq("_id", lock),
@@ -152,6 +159,23 @@ final class CriticalSection {
         }
         history.ended(new SectionRecord(settings.process(), lock, token, owner, start, end, false, write, plainWrite,
                 heldAtEnd, close, listenerLost));
+    }
+
+    /** The fenced counter's write: ACCEPTED, or FENCED when a later token has read or written the counter since our read. */
+    private SectionRecord.WriteOutcome fencedWrite(LockSession session, long value) {
+        try {
+            long matched = fencedCounters.updateOne(session, eq("_id", session.name()),
+                    combine(set("value", value), inc("writes", 1L))).getMatchedCount();
+            if (matched == 1) {
+                return SectionRecord.WriteOutcome.ACCEPTED;
+            }
+            // The counter is never deleted: "no match" would be FencedCollection's mistake, which the checker must see.
+            history.foreignException("fenced counter write", new IllegalStateException(
+                    "the fenced write to counter " + session.name() + " matched nothing and was not refused"));
+            return SectionRecord.WriteOutcome.FAILED;
+        } catch (FencedWriteRejectedException refused) {
+            return SectionRecord.WriteOutcome.FENCED;
+        }
     }
 
     /** {@code isHeld()}; anything but a boolean is recorded as a foreign exception and read as not held. */

@@ -63,7 +63,7 @@ final class ScenarioRun {
         MongoCollection<Document> counters = db.getCollection(WorkerSettings.COUNTERS_COLLECTION);
         for (int i = 0; i < config.locks(); i++) {
             counters.insertOne(new Document("_id", WorkerSettings.lockName(i)).append("value", 0L).append("writes", 0L)
-                    .append("plain", 0L).append("plainWrites", 0L).append("fence", 0L));
+                    .append("plain", 0L).append("plainWrites", 0L).append(CriticalSection.FENCE, 0L));
         }
         createDirectory();
         ConnectionString target = new ConnectionString(mongo.uri());
@@ -285,7 +285,7 @@ final class ScenarioRun {
         List<CounterState> states = new ArrayList<>();
         for (Document counter : counters.find()) {
             states.add(new CounterState(counter.getString("_id"), counter.getLong("value"), counter.getLong("writes"),
-                    counter.getLong("plain"), counter.getLong("plainWrites"), counter.getLong("fence")));
+                    counter.getLong("plain"), counter.getLong("plainWrites"), counter.getLong(CriticalSection.FENCE)));
         }
         return states;
     }

@@ -188,18 +188,22 @@ class RealServersIT {
         figures.put("mutual exclusion: critical sections recorded per server", perServer.toString());
         figures.put("mutual exclusion: overlapping sections", Integer.toString(overlaps));
         figures.put("mutual exclusion: token inversions in time order", Integer.toString(tokenInversions));
+        long highestToken = sections.stream().mapToLong(s -> s.get("token", Number.class).longValue()).max().orElse(0);
+        long fence = ledger.get("fence", Number.class).longValue();
+        figures.put("mutual exclusion: counter's fence / highest section token", fence + " / " + highestToken);
 
         assertEquals(before + requests, after, "no increment was lost");
         assertEquals(after, sections.size(), "one recorded section per increment");
         assertEquals(0, overlaps, "critical sections never overlap");
         assertEquals(0, tokenInversions, "fencing tokens strictly increase in time order");
         assertEquals(2, perServer.size(), "both servers took the lock: " + perServer);
+        assertEquals(highestToken, fence, "the counter is written through FencedCollection: it carries the last holder's token");
     }
 
     @Test
     @Order(3)
     void theScheduledJobRunsOncePerTickAcrossBothServers() throws Exception {
-        long period = 10_000; // NightlyReport: every 10 s, the winner keeps the lock 7 s past the tick
+        long period = 10_000; // NightlyReport: every 10 s, the winner keeps the lock 7 s past its grant (holdAtLeast)
         // Ticks that both servers' timers saw: from the first whole period after both were up.
         long firstTick = bothUpAtMillis / period + 1;
         long waitUntil = (firstTick + 3) * period + 8_000; // three full ticks, the last one's hold included

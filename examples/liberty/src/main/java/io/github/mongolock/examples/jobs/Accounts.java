@@ -3,6 +3,7 @@ package io.github.mongolock.examples.jobs;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
+import io.github.mongolock.OnLeaseLost;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -19,8 +20,11 @@ public class Accounts {
     @Inject
     ExampleData data;
 
-    /** One charge per account at a time, cluster-wide; waits PT3S (a per-method config override). */
-    @Locked(value = "account-{accountId}", waitTime = "PT5S")
+    /**
+     * One charge per account at a time, cluster-wide; waits PT3S (a per-method config override). If the
+     * lease is lost while it runs, the thread is interrupted, so the MongoDB write below is not made.
+     */
+    @Locked(value = "account-{accountId}", waitTime = "PT5S", onLeaseLost = OnLeaseLost.INTERRUPT)
     public Charge charge(String accountId, long cents) {
         LockInfo lock = locks.inspect("account-" + accountId).orElseThrow(() -> new IllegalStateException("not locked"));
         data.charges().insertOne(new Document("account", accountId).append("cents", cents)

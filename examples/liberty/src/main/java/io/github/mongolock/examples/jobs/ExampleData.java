@@ -4,6 +4,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import io.github.mongolock.mongo.FencedCollection;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,11 +30,13 @@ public class ExampleData {
 
     private MongoClient client;
     private MongoDatabase data;
+    private FencedCollection<Document> fencedCounters;
 
     @PostConstruct
     void connect() {
         client = MongoClients.create(uri);
         data = client.getDatabase(database);
+        fencedCounters = FencedCollection.of(counters());
     }
 
     @PreDestroy
@@ -45,9 +48,14 @@ public class ExampleData {
         return serverName;
     }
 
-    /** One document per counter: {_id, value}. */
+    /** One document per counter: {_id, value, fencingToken}. */
     public MongoCollection<Document> counters() {
         return data.getCollection("example_counters");
+    }
+
+    /** The counters, for writes MongoDB refuses when they carry an older lock token than the counter has seen. */
+    public FencedCollection<Document> fencedCounters() {
+        return fencedCounters;
     }
 
     /** One document per critical section of the ledger: who, which token, when (System.nanoTime). */

@@ -1,9 +1,10 @@
 package io.github.mongolock.examples.jobs;
 
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
 
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
@@ -15,12 +16,18 @@ import org.bson.Document;
 
 /**
  * A shared counter updated with a deliberately non-atomic read-modify-write: only the lock keeps
- * increments from getting lost when every instance of the application calls it at once.
+ * increments from getting lost when every instance of the application calls it at once. The read
+ * and the write are fenced with the lock's token ({@link io.github.mongolock.mongo.FencedCollection}),
+ * so a server paused past its lease cannot set the counter back when it wakes up: MongoDB refuses its
+ * late write, and the request fails with {@link io.github.mongolock.FencedWriteRejectedException}.
  */
 @ApplicationScoped
 public class Ledger {
 
     static final String LOCK = "ledger";
+
+    /** The first increment creates the counter; the "before" image is then null. */
+    private static final FindOneAndUpdateOptions CREATE_IF_MISSING = new FindOneAndUpdateOptions().upsert(true);
 
     @Inject
     LockManager locks;
@@ -37,10 +44,12 @@ public class Ledger {
     public Section increment() {
         long start = System.nanoTime();
         LockInfo lock = locks.inspect(LOCK).orElseThrow(() -> new IllegalStateException("not locked"));
-        Document counter = data.counters().find(eq("_id", LOCK)).first();
+        // The read registers this holder's token with the counter: from now on no earlier holder can write it.
+        Document counter = data.fencedCounters().findOneAndUpdate(lock.fencingToken(), eq("_id", LOCK),
+                setOnInsert("value", 0L), CREATE_IF_MISSING);
         long read = counter == null ? 0 : counter.getLong("value");
         pause(); // widen the race window: without the lock, concurrent increments would be lost
-        data.counters().updateOne(eq("_id", LOCK), Updates.set("value", read + 1), new UpdateOptions().upsert(true));
+        data.fencedCounters().updateOne(lock.fencingToken(), eq("_id", LOCK), set("value", read + 1));
         long end = System.nanoTime();
         Section section = new Section(data.serverName(), lock.owner(), lock.fencingToken(), read + 1, start, end,
                 Duration.between(Instant.now(), lock.expiresAt()).toMillis());

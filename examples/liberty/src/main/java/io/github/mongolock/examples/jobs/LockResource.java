@@ -60,7 +60,8 @@ public class LockResource {
                     section.getLong("token"), section.getLong("value"), section.getLong("startNanos"),
                     section.getLong("endNanos"), 0));
         }
-        return new LedgerState(counter == null ? 0 : counter.getLong("value"), sections);
+        Long fence = counter == null ? null : counter.getLong(data.fencedCounters().fenceField());
+        return new LedgerState(counter == null ? 0 : counter.getLong("value"), fence == null ? 0 : fence, sections);
     }
 
     @POST
@@ -112,7 +113,8 @@ public class LockResource {
         return new Info(data.serverName(), store.instanceId(), store.storeAvailable(), store.pushWakeUp());
     }
 
-    public record LedgerState(long value, List<Ledger.Section> sections) {
+    /** @param fence the highest lock token that read or wrote the counter; 0 before the first fenced write */
+    public record LedgerState(long value, long fence, List<Ledger.Section> sections) {
     }
 
     public record ReportRun(long tick, String server, long at, String lockHolder) {

@@ -1,0 +1,40 @@
+package io.github.mongolock.cdi;
+
+import io.github.mongolock.LockMetrics;
+import jakarta.enterprise.inject.Instance;
+
+/**
+ * Finds the application's OpenTelemetry, if it has the API: the {@code OpenTelemetry} bean that
+ * MicroProfile Telemetry and Quarkus provide, else {@code GlobalOpenTelemetry} (an application's own
+ * SDK, or the Java agent). Without the API, no metrics and no error: this class only names the API's
+ * types through {@link OpenTelemetryBinding}, which is loaded once the API is known to be there.
+ */
+final class TelemetryLookup {
+
+    private static final System.Logger LOG = System.getLogger(TelemetryLookup.class.getName());
+    private static final String API = "io.opentelemetry.api.OpenTelemetry";
+
+    private TelemetryLookup() {
+    }
+
+    static LockMetrics metrics(Instance<Object> lookup) {
+        if (!apiPresent()) {
+            LOG.log(System.Logger.Level.DEBUG, "mongolock: no OpenTelemetry API, no metrics");
+            return LockMetrics.NONE;
+        }
+        return OpenTelemetryBinding.metrics(lookup);
+    }
+
+    private static boolean apiPresent() {
+        ClassLoader[] loaders = {Thread.currentThread().getContextClassLoader(), TelemetryLookup.class.getClassLoader()};
+        for (ClassLoader loader : loaders) {
+            try {
+                Class.forName(API, false, loader);
+                return true;
+            } catch (ClassNotFoundException | LinkageError absent) {
+                // try the next loader
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,155 @@
+package io.github.mongolock.otel;
+
+import io.github.mongolock.LockMetrics;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.LongCounter;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableLongGauge;
+import io.opentelemetry.api.metrics.ObservableLongMeasurement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * {@link LockMetrics} as OpenTelemetry instruments, on the meter {@value #SCOPE}. Use it where the
+ * OpenTelemetry API is present: MicroProfile Telemetry 2.x servers, Quarkus with its OpenTelemetry
+ * extension, or an application's own SDK. The CDI integration does so by itself.
+ *
+ * <pre>{@code
+ * MongoLockManager locks = MongoLockManager.builder().uri(...).database("app")
+ *         .metrics(OpenTelemetryLockMetrics.of(openTelemetry))
+ *         .build();
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Instruments</caption>
+ *   <tr><th>name</th><th>kind, unit</th><th>attributes</th></tr>
+ *   <tr><td>{@code mongolock.acquire.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.acquire.outcome} (acquired, timed_out, skipped, failed)</td></tr>
+ *   <tr><td>{@code mongolock.hold.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.locks.held}</td><td>gauge, {lock}</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.leases.lost}</td><td>counter, {lease}</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.store.errors}</td><td>counter, {error}</td><td>{@code mongolock.store.operation}</td></tr>
+ *   <tr><td>{@code mongolock.push_wake_up.managers}</td><td>gauge, {manager}</td><td>{@code mongolock.push_wake_up.state}
+ *       (idle, pushing, polling, ...)</td></tr>
+ * </table>
+ *
+ * <p>Attributes stay few: the lock <em>group</em> (the {@code @Locked} template or
+ * {@link io.github.mongolock.LockOptions#metricsGroup}), never a lock's resolved name unless the
+ * application makes the name its group. One instance may serve several managers; the gauges add their
+ * figures up. Thread-safe.
+ */
+public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseable {
+
+    /** The instrumentation scope's name. */
+    public static final String SCOPE = "io.github.mongolock";
+
+    static final AttributeKey<String> GROUP = AttributeKey.stringKey("mongolock.lock.group");
+    static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("mongolock.acquire.outcome");
+    static final AttributeKey<String> OPERATION = AttributeKey.stringKey("mongolock.store.operation");
+    static final AttributeKey<String> PUSH_STATE = AttributeKey.stringKey("mongolock.push_wake_up.state");
+
+    private final DoubleHistogram acquireDuration;
+    private final DoubleHistogram holdDuration;
+    private final LongCounter leasesLost;
+    private final LongCounter storeErrors;
+    private final List<Observed> observed = new CopyOnWriteArrayList<>();
+    /** Groups reported by the locks-held gauge so far: few by design (templates, not names). */
+    private final Set<String> groupsSeen = ConcurrentHashMap.newKeySet();
+    private final ObservableLongGauge locksHeld;
+    private final ObservableLongGauge pushWakeUp;
+
+    private OpenTelemetryLockMetrics(Meter meter) {
+        acquireDuration = meter.histogramBuilder("mongolock.acquire.duration").setUnit("s")
+                .setDescription("How long acquire and tryAcquire calls took, by outcome").build();
+        holdDuration = meter.histogramBuilder("mongolock.hold.duration").setUnit("s")
+                .setDescription("How long fresh acquisitions were held, from the grant to the last release").build();
+        leasesLost = meter.counterBuilder("mongolock.leases.lost").setUnit("{lease}")
+                .setDescription("Leases found lost while held: work under them was no longer protected").build();
+        storeErrors = meter.counterBuilder("mongolock.store.errors").setUnit("{error}")
+                .setDescription("MongoDB calls that failed, by operation").build();
+        locksHeld = meter.gaugeBuilder("mongolock.locks.held").ofLongs().setUnit("{lock}")
+                .setDescription("Locks held now by this process's managers").buildWithCallback(this::observeHeld);
+        pushWakeUp = meter.gaugeBuilder("mongolock.push_wake_up.managers").ofLongs().setUnit("{manager}")
+                .setDescription("Managers by the state of their push wake-up (change stream)")
+                .buildWithCallback(this::observePushWakeUp);
+    }
+
+    /** Instruments on {@code openTelemetry}'s meter provider. */
+    public static OpenTelemetryLockMetrics of(OpenTelemetry openTelemetry) {
+        Objects.requireNonNull(openTelemetry, "openTelemetry");
+        return new OpenTelemetryLockMetrics(openTelemetry.getMeterProvider().meterBuilder(SCOPE).build());
+    }
+
+    @Override
+    public void acquireEnded(String group, Outcome outcome, long waitedNanos) {
+        acquireDuration.record(seconds(waitedNanos),
+                Attributes.of(GROUP, group, OUTCOME, outcome.name().toLowerCase(Locale.ROOT)));
+    }
+
+    @Override
+    public void holdEnded(String group, long heldNanos) {
+        holdDuration.record(seconds(heldNanos), Attributes.of(GROUP, group));
+    }
+
+    @Override
+    public void leaseLost(String group) {
+        leasesLost.add(1, Attributes.of(GROUP, group));
+    }
+
+    @Override
+    public void storeFailed(String operation) {
+        storeErrors.add(1, Attributes.of(OPERATION, operation));
+    }
+
+    @Override
+    public AutoCloseable observe(Observed manager) {
+        Objects.requireNonNull(manager, "manager");
+        observed.add(manager);
+        return () -> observed.remove(manager);
+    }
+
+    /** Stops the gauges' callbacks (the meter provider keeps the instruments' last state). */
+    @Override
+    public void close() {
+        locksHeld.close();
+        pushWakeUp.close();
+    }
+
+    private void observeHeld(ObservableLongMeasurement measurement) {
+        Map<String, Long> total = new HashMap<>();
+        for (Observed manager : observed) {
+            manager.locksHeldByGroup().forEach((group, count) -> total.merge(group, count, Long::sum));
+        }
+        // A group that held locks before reports 0 now, rather than vanishing from dashboards.
+        groupsSeen.addAll(total.keySet());
+        for (String group : groupsSeen) {
+            measurement.record(total.getOrDefault(group, 0L), Attributes.of(GROUP, group));
+        }
+    }
+
+    private void observePushWakeUp(ObservableLongMeasurement measurement) {
+        Map<String, Long> byState = new HashMap<>();
+        for (Observed manager : observed) {
+            byState.merge(manager.pushWakeUp().toLowerCase(Locale.ROOT), 1L, Long::sum);
+        }
+        byState.forEach((state, count) -> measurement.record(count, Attributes.of(PUSH_STATE, state)));
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    @Override
+    public String toString() {
+        return "OpenTelemetryLockMetrics[" + SCOPE + ", observing " + observed.size() + " manager(s)]";
+    }
+}

@@ -1,0 +1,186 @@
+package io.github.mongolock.cdi;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.set;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoCollection;
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.Locked;
+import io.github.mongolock.OnLeaseLost;
+import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.TestMongo;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code @Locked(onLeaseLost)} and {@code @Locked(holdAtLeast)} in a CDI container. A lease is lost the
+ * way it is in production: another owner's grant replaces the document (here written by the test), and
+ * the holder's next renewal (every lease/3 = 100 ms) finds it.
+ */
+@ExtendWith(MongoBackend.class)
+class LeaseLossPolicyTest {
+
+    @ApplicationScoped
+    public static class Work {
+        volatile CompletableFuture<String> started = new CompletableFuture<>();
+
+        /** Through a method: the test holds a client proxy, whose own fields are not the bean's. */
+        public CompletableFuture<String> started() {
+            return started;
+        }
+
+        @Locked(value = "interrupted", onLeaseLost = OnLeaseLost.INTERRUPT)
+        public String interruptible() {
+            started.complete("interrupted");
+            try {
+                Thread.sleep(10_000);
+                return "slept to the end";
+            } catch (InterruptedException stopped) {
+                return "interrupted, flag cleared by the catch";
+            }
+        }
+
+        @Locked(value = "interrupted", onLeaseLost = OnLeaseLost.INTERRUPT)
+        public String ignoresInterrupts() {
+            started.complete("interrupted");
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait(); // busy work that never looks at the flag
+            }
+            return "done";
+        }
+
+        @Locked(value = "reported")
+        public String reportOnly() {
+            started.complete("reported");
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            return "ran on";
+        }
+
+        @Locked(value = "cancelled", onLeaseLost = OnLeaseLost.CANCEL)
+        public CompletionStage<String> cancellable(CompletableFuture<String> work) {
+            started.complete("cancelled");
+            return work;
+        }
+
+        @Locked(value = "nightly", onBusy = Locked.OnBusy.SKIP, holdAtLeast = "PT1.5S")
+        public Optional<String> nightly() {
+            return Optional.of("ran");
+        }
+    }
+
+    private WeldContainer node;
+    private Work work;
+    private MongoCollection<Document> locks;
+
+    @BeforeEach
+    void start(TestMongo mongo) {
+        String database = mongo.freshDatabase();
+        node = WeldNodes.start("policy", WeldNodes.settings(mongo, database, "mongolock.lease-time", "PT0.3S"), Work.class);
+        work = node.select(Work.class).get();
+        locks = mongo.collection(database, "locks");
+    }
+
+    @AfterEach
+    void stop() {
+        node.close();
+    }
+
+    /** Another owner's grant, as a takeover after a long pause of this holder would write it. */
+    private void takenOverOnceStarted(String name) throws Exception {
+        work.started().get(5, TimeUnit.SECONDS);
+        locks.updateOne(eq("_id", name), set("owner", "someone-else:1:1"));
+    }
+
+    @Test
+    void interruptStopsASynchronousMethodAndTheThreadLeavesWithoutTheFlag() throws Exception {
+        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return work.interruptible();
+            } catch (LockLostException lost) {
+                return "lost, interrupt flag " + Thread.currentThread().isInterrupted();
+            }
+        });
+        takenOverOnceStarted("interrupted");
+        assertEquals("lost, interrupt flag false", call.get(5, TimeUnit.SECONDS),
+                "the method was interrupted, its close() reported the loss, and no flag is left on the pooled thread");
+    }
+
+    @Test
+    void aMethodIgnoringTheInterruptRunsOnButItsThreadIsNotLeftInterrupted() throws Exception {
+        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return work.ignoresInterrupts();
+            } catch (LockLostException lost) {
+                return "lost, interrupt flag " + Thread.currentThread().isInterrupted();
+            }
+        });
+        takenOverOnceStarted("interrupted");
+        assertEquals("lost, interrupt flag false", call.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void reportOnlyLetsTheMethodRunAndReportsTheLossWhenItReturns() throws Exception {
+        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return work.reportOnly();
+            } catch (LockLostException lost) {
+                return "lost after running, interrupt flag " + Thread.currentThread().isInterrupted();
+            }
+        });
+        takenOverOnceStarted("reported");
+        assertEquals("lost after running, interrupt flag false", call.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void cancelCancelsTheReturnedStage() throws Exception {
+        CompletableFuture<String> pending = new CompletableFuture<>();
+        CompletionStage<String> returned = work.cancellable(pending);
+        takenOverOnceStarted("cancelled");
+        ExecutionException failed = assertThrows(ExecutionException.class,
+                () -> returned.toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertInstanceOf(CancellationException.class, failed.getCause() instanceof CompletionException wrapped
+                ? wrapped.getCause() : failed.getCause(), "the caller's stage was cancelled: " + failed.getCause());
+        assertTrue(pending.isCancelled(), "the method's own stage was cancelled too");
+    }
+
+    @Test
+    void aScheduledJobWithAMinimumHoldRunsOncePerTickAcrossLateTimers() throws Exception {
+        assertEquals(Optional.of("ran"), work.nightly());
+        long ranAt = System.nanoTime();
+        assertEquals(Optional.empty(), work.nightly(), "a timer firing just after the run skips");
+        Thread.sleep(300);
+        assertEquals(Optional.empty(), work.nightly(), "and still 300 ms later: the job took milliseconds");
+        assertTrue(locks.find(eq("_id", "nightly")).first().getInteger("holds") > 0, "the document keeps it taken");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Optional<String> next = Optional.empty();
+        while (next.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            next = work.nightly();
+        }
+        long afterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ranAt);
+        assertEquals(Optional.of("ran"), next, "the next tick runs once the minimum hold is over");
+        assertTrue(afterMillis >= 1500, "ran again after " + afterMillis + " ms");
+        assertFalse(afterMillis > 5000, "ran again after " + afterMillis + " ms: the hold did not free itself");
+    }
+}

@@ -1,0 +1,154 @@
+package io.github.mongolock.otel;
+
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Updates.set;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.TestMongo;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.LongPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Every instrument, read back through the OpenTelemetry SDK's in-memory reader. */
+@ExtendWith(MongoBackend.class)
+class OpenTelemetryLockMetricsTest {
+
+    private final TestMongo mongo;
+    private InMemoryMetricReader reader;
+    private OpenTelemetrySdk sdk;
+    private OpenTelemetryLockMetrics metrics;
+    private String database;
+
+    OpenTelemetryLockMetricsTest(TestMongo mongo) {
+        this.mongo = mongo;
+    }
+
+    @BeforeEach
+    void sdk() {
+        reader = InMemoryMetricReader.create();
+        sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
+                .build();
+        metrics = OpenTelemetryLockMetrics.of(sdk);
+        database = mongo.freshDatabase();
+    }
+
+    @AfterEach
+    void close() {
+        metrics.close();
+        sdk.close();
+    }
+
+    private MongoLockManager manager(Duration lease) {
+        return MongoLockManager.builder().uri(mongo.uri()).database(database).leaseTime(lease)
+                .metrics(metrics).build();
+    }
+
+    private MetricData metric(Collection<MetricData> all, String name) {
+        return all.stream().filter(m -> m.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError(name + " not recorded; got "
+                        + all.stream().map(MetricData::getName).collect(Collectors.toList())));
+    }
+
+    private static HistogramPointData point(MetricData histogram, Attributes attributes) {
+        return histogram.getHistogramData().getPoints().stream().filter(p -> p.getAttributes().equals(attributes))
+                .findFirst().orElseThrow(() -> new AssertionError("no point " + attributes + " in " + histogram));
+    }
+
+    private static long gauge(MetricData gauge, Attributes attributes) {
+        return gauge.getLongGaugeData().getPoints().stream().filter(p -> p.getAttributes().equals(attributes))
+                .mapToLong(LongPointData::getValue).sum();
+    }
+
+    private static Attributes acquire(String group, String outcome) {
+        return Attributes.of(OpenTelemetryLockMetrics.GROUP, group, OpenTelemetryLockMetrics.OUTCOME, outcome);
+    }
+
+    @Test
+    void acquisitionsHoldsAndLocksHeldAreRecordedByGroupNeverByName() throws Exception {
+        try (MongoLockManager a = manager(Duration.ofSeconds(30)); MongoLockManager b = manager(Duration.ofSeconds(30))) {
+            LockOptions account = LockOptions.defaults().metricsGroup("account-{id}");
+            LockSession first = a.acquire("account-1", account);
+            LockSession second = a.acquire("account-2", account);
+            assertEquals(Optional.empty(), b.tryAcquire("account-1", account));
+            assertThrows(LockTimeoutException.class,
+                    () -> b.acquire("account-2", account.waitTime(Duration.ofMillis(200))));
+            try (LockSession plain = a.acquire("report")) {
+                Collection<MetricData> during = reader.collectAllMetrics();
+                MetricData held = metric(during, "mongolock.locks.held");
+                assertEquals(2, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "account-{id}")));
+                assertEquals(1, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "ungrouped")), "no group given");
+            }
+            Thread.sleep(50);
+            first.close();
+            second.close();
+
+            Collection<MetricData> after = reader.collectAllMetrics();
+            MetricData waits = metric(after, "mongolock.acquire.duration");
+            assertEquals("s", waits.getUnit());
+            assertEquals(2, point(waits, acquire("account-{id}", "acquired")).getCount());
+            assertEquals(1, point(waits, acquire("account-{id}", "skipped")).getCount());
+            HistogramPointData timedOut = point(waits, acquire("account-{id}", "timed_out"));
+            assertEquals(1, timedOut.getCount());
+            assertTrue(timedOut.getSum() >= 0.2, "waited the whole 200 ms: " + timedOut.getSum());
+            assertEquals(1, point(waits, acquire("ungrouped", "acquired")).getCount());
+            MetricData holds = metric(after, "mongolock.hold.duration");
+            HistogramPointData accountHolds = point(holds, Attributes.of(OpenTelemetryLockMetrics.GROUP, "account-{id}"));
+            assertEquals(2, accountHolds.getCount());
+            assertTrue(accountHolds.getMin() >= 0.05, "held at least 50 ms: " + accountHolds.getMin());
+            assertEquals(0, gauge(metric(after, "mongolock.locks.held"),
+                    Attributes.of(OpenTelemetryLockMetrics.GROUP, "account-{id}")), "all released");
+            assertTrue(after.stream().flatMap(m -> m.getData().getPoints().stream())
+                    .noneMatch(p -> p.getAttributes().asMap().containsValue("account-1")), "no resolved name anywhere");
+            MetricData push = metric(after, "mongolock.push_wake_up.managers");
+            assertEquals(2, push.getLongGaugeData().getPoints().stream().mapToLong(LongPointData::getValue).sum(),
+                    "both managers, by state: " + push.getLongGaugeData().getPoints());
+        }
+    }
+
+    @Test
+    void aLostLeaseAndStoreFailuresAreCounted() throws Exception {
+        try (MongoLockManager a = manager(Duration.ofMillis(300))) {
+            LockSession session = a.acquire("job", LockOptions.defaults().metricsGroup("job"));
+            mongo.collection(database, "locks").updateOne(eq("_id", "job"), set("owner", "someone-else:1:1"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (session.isHeld() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(100); // the loss is counted on the renewer's thread, before the session can see it
+            MetricData lost = metric(reader.collectAllMetrics(), "mongolock.leases.lost");
+            assertEquals(1, lost.getLongSumData().getPoints().iterator().next().getValue());
+            assertEquals(Attributes.of(OpenTelemetryLockMetrics.GROUP, "job"),
+                    lost.getLongSumData().getPoints().iterator().next().getAttributes());
+        }
+        try (MongoLockManager unreachable = MongoLockManager.builder().uri("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300")
+                .database("app").storeTimeout(Duration.ofMillis(500)).metrics(metrics).pushWakeUp(false).build()) {
+            assertThrows(LockStoreException.class, () -> unreachable.tryAcquire("job"));
+            Collection<MetricData> all = reader.collectAllMetrics();
+            MetricData errors = metric(all, "mongolock.store.errors");
+            assertEquals(1, errors.getLongSumData().getPoints().stream()
+                    .filter(p -> p.getAttributes().equals(Attributes.of(OpenTelemetryLockMetrics.OPERATION, "acquire")))
+                    .mapToLong(LongPointData::getValue).sum());
+            assertEquals(1, point(metric(all, "mongolock.acquire.duration"), acquire("ungrouped", "failed")).getCount());
+        }
+    }
+}
