@@ -103,6 +103,20 @@ final class CdiMessages {
         return id(17) + "@Locked(onLeaseLost = " + policy + ") on " + method + ", which returns " + returnType + ": " + instead;
     }
 
+    static String badElectionName(String key, String list, String problem) {
+        return id(18) + key + " = \"" + list.replace("\0", "\\u0000") + "\": " + problem + " List the elections to join as comma-separated lock"
+                + " names, e.g. billing-leader,report-leader.";
+    }
+
+    static String badPollInterval(String key, String value, String rule) {
+        return id(19) + key + " = \"" + value + "\" is not valid: " + rule;
+    }
+
+    static String unknownElection(String key, String election, String namesKey, List<String> names) {
+        return id(20) + key + " is set, but \"" + election + "\" is not an election of " + namesKey + " " + names
+                + ": add it there, or correct the name in the key.";
+    }
+
     private static String id(int number) {
         return PREFIX + String.format("%03d", number) + ": ";
     }

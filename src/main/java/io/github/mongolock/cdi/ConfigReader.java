@@ -4,6 +4,7 @@ import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.core.LockArguments;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -31,6 +32,17 @@ final class ConfigReader {
             problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
             return Optional.empty();
         }
+    }
+
+    /** Every key the configuration can list (environment variables only under their own spelling). */
+    List<String> keys(List<String> problems) {
+        List<String> keys = new ArrayList<>();
+        try {
+            config.getPropertyNames().forEach(keys::add);
+        } catch (RuntimeException unreadable) {
+            problems.add(CdiMessages.unreadable("(the list of keys)", unreadable.getMessage()));
+        }
+        return keys;
     }
 
     Optional<Duration> lease(String key, List<String> problems) {
@@ -104,7 +116,7 @@ final class ConfigReader {
         });
     }
 
-    private static Optional<Duration> duration(String source, String value, List<String> problems) {
+    static Optional<Duration> duration(String source, String value, List<String> problems) {
         try {
             return Optional.of(Duration.parse(value.strip()));
         } catch (DateTimeParseException notIso) {

@@ -1,6 +1,8 @@
 package io.github.mongolock.cdi;
 
 import com.mongodb.client.MongoClient;
+import io.github.mongolock.LeadershipGranted;
+import io.github.mongolock.LeadershipRevoked;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
@@ -9,6 +11,7 @@ import io.github.mongolock.LockMetrics;
 import io.github.mongolock.Locked;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
@@ -47,7 +50,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <p>While the application deploys it reads the {@code mongolock.*} configuration, sets the
  * {@link LockedInterceptor}'s priority, resolves every {@code @Locked} method of every managed bean
  * and session bean into a {@link LockedOperation}, and registers the {@code @ApplicationScoped}
- * {@link LockManager} bean. All problems found (bad durations, unknown template references,
+ * {@link LockManager} bean, and the {@link Leaderships} bean that joins the leader elections configured in
+ * {@code mongolock.leadership.*} when the application starts and leaves them when it stops. All problems found (bad durations, unknown template references,
  * {@code SKIP} on a method that must return a value, missing or invalid connection settings) are
  * reported together through {@link AfterBeanDiscovery#addDefinitionError}, so a misconfigured
  * application does not start. After validation the manager is created eagerly, so whatever the core
@@ -62,6 +66,7 @@ public class MongoLockExtension implements Extension {
     private final Config explicitConfig;
     private final List<String> problems = new ArrayList<>();
     private LockManagerSettings settings;
+    private LeadershipSettings leadership;
     private LockedOperations operations;
     private boolean mongoClientBean;
     private boolean managerRegistered;
@@ -83,6 +88,7 @@ public class MongoLockExtension implements Extension {
         if (settings == null) {
             ConfigReader reader = new ConfigReader(explicitConfig != null ? explicitConfig : ConfigProvider.getConfig());
             settings = LockManagerSettings.read(reader, problems);
+            leadership = LeadershipSettings.read(reader, problems);
             operations = new LockedOperations(reader);
         }
     }
@@ -187,7 +193,23 @@ public class MongoLockExtension implements Extension {
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> createManager(resolved, lookup))
                 .disposeWith((manager, lookup) -> ((ApplicationLockManager) manager).close());
+        LeadershipSettings elections = leadership;
+        discovery.addBean()
+                .beanClass(MongoLockExtension.class)
+                .types(Leaderships.class, Object.class)
+                .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(ApplicationScoped.class)
+                .produceWith(lookup -> createLeaderships(elections, lookup))
+                .disposeWith((leaderships, lookup) -> ((ApplicationLeaderships) leaderships).leave());
         managerRegistered = true;
+    }
+
+    /** Joins the configured elections over the application's LockManager bean (created first, if need be). */
+    private static ApplicationLeaderships createLeaderships(LeadershipSettings settings, Instance<Object> lookup) {
+        LockManager locks = lookup.select(LockManager.class).get();
+        BeanManager beans = lookup.select(BeanManager.class).get();
+        return new ApplicationLeaderships(locks, settings, beans.getEvent().select(LeadershipGranted.class),
+                beans.getEvent().select(LeadershipRevoked.class));
     }
 
     private static ApplicationLockManager createManager(LockManagerSettings settings, Instance<Object> lookup) {
@@ -233,6 +255,31 @@ public class MongoLockExtension implements Extension {
                 startNow(beans, bean);
             }
         }
+        if (!leadership.elections().isEmpty()) {
+            ourLeaderships(beans).ifPresent(bean -> startNow(beans, bean)); // joins the elections
+        }
+    }
+
+    /**
+     * Leaves the elections as soon as the application begins to stop, while the beans observing
+     * {@link LeadershipRevoked} still exist: each leadership held is revoked ({@code LEFT}), then its lock
+     * released, so another instance can be elected at its next poll.
+     */
+    void leaveElections(@Observes @BeforeDestroyed(ApplicationScoped.class) Object applicationStopping, BeanManager beans) {
+        if (!managerRegistered) {
+            return;
+        }
+        ourLeaderships(beans).ifPresent(bean -> {
+            Object running = beans.getContext(ApplicationScoped.class).get(bean); // null when never created
+            if (running instanceof ApplicationLeaderships leaderships) {
+                leaderships.leave();
+            }
+        });
+    }
+
+    private static Optional<Bean<?>> ourLeaderships(BeanManager beans) {
+        return beans.getBeans(Leaderships.class).stream().filter(bean -> bean.getBeanClass() == MongoLockExtension.class)
+                .findFirst();
     }
 
     private static <T> void startNow(BeanManager beans, Bean<T> bean) {

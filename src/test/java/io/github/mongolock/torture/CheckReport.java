@@ -26,13 +26,39 @@ import java.util.List;
  *                             started (told or not): a lock taken from a holder that was running; asserted 0 where
  *                             nothing stops a holder from renewing (the clock scenario)
  * @param lifecycle            the figures of the lifecycle scenarios (managers closed, holds handed over)
+ * @param leader               the figures of the leader election scenario ({@link LeaderFigures#NONE} elsewhere)
  * @param problems             the first violations, described for a person
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,
                    long lostUpdates, long unfencedLostUpdates, int locksHeldAtEnd, int pauseViolations,
                    long maxRecoveryNanos, long maxRecoveryFromWatchNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
                    long maxStoreFailureNanos, int takenFromLiveHolders, LifecycleFigures lifecycle,
-                   List<String> problems) {
+                   LeaderFigures leader, List<String> problems) {
+
+    /**
+     * What {@link LeaderChecker} found.
+     *
+     * @param answers         yes answers recorded (each worker writes a sample of its own, see {@link LeaderHistory})
+     * @param terms           terms that answered yes
+     * @param doubleLeaders   pairs of terms (or processes sharing one term) that surely answered yes at the same time
+     * @param termOrderViolations pairs of terms where the smaller surely answered yes after the larger
+     * @param failovers       kills and pauses of a leader after which a larger term was seen
+     * @param unrecovered     kills and pauses of a leader after which none was
+     * @param maxKillFailoverNanos  the longest time from a leader's SIGSTOP before its kill -9 to the next term, or -1
+     * @param maxPauseFailoverNanos the same for a leader paused, or -1
+     * @param leaseLosses     terms revoked for a lost lease while their process ran (not paused, not killed)
+     * @param toldLate        those whose revoked callback came after the next term's first yes answer
+     */
+    record LeaderFigures(int answers, int terms, int doubleLeaders, int termOrderViolations, int failovers,
+                         int unrecovered, long maxKillFailoverNanos, long maxPauseFailoverNanos, int leaseLosses,
+                         int toldLate) {
+
+        static final LeaderFigures NONE = new LeaderFigures(0, 0, 0, 0, 0, 0, -1, -1, 0, 0);
+
+        long maxFailoverNanos() {
+            return Math.max(maxKillFailoverNanos, maxPauseFailoverNanos);
+        }
+    }
 
     /**
      * What {@link LifecycleChecker} found.

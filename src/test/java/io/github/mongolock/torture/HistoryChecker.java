@@ -48,6 +48,8 @@ import java.util.stream.Collectors;
  * one that kept a dead holder's lock blocked as the slow recovery of a kill made while it held.</li>
  * <li><b>Lifecycle</b> (managers closed under load, holds handed over between threads): see
  * {@link LifecycleChecker}.</li>
+ * <li><b>Leader elections</b> (no critical sections; isLeader() answers and the listener's calls): see
+ * {@link LeaderChecker}.</li>
  * </ul>
  */
 final class HistoryChecker {
@@ -66,6 +68,17 @@ final class HistoryChecker {
     static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
                              List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults,
                              LifecycleHistory lifecycle) {
+        return check(sections, failures, faults, counters, locksHeldAtEnd, networkFaults, lifecycle, Optional.empty());
+    }
+
+    /**
+     * @param election the leader answers and listener calls of a leader election run, checked by
+     *                 {@link LeaderChecker}, which then also judges the recovery from kills and pauses (a
+     *                 leader's faults end with a larger term, not with a critical section)
+     */
+    static CheckReport check(List<SectionRecord> sections, List<AcquireFailure> failures, List<FaultEvent> faults,
+                             List<CounterState> counters, int locksHeldAtEnd, boolean networkFaults,
+                             LifecycleHistory lifecycle, Optional<LeaderHistory> election) {
         List<String> problems = new ArrayList<>();
         Map<String, List<SectionRecord>> byLock = sections.stream()
                 .collect(Collectors.groupingBy(SectionRecord::lock, TreeMap::new, Collectors.toList()));
@@ -102,8 +115,8 @@ final class HistoryChecker {
             }
         }
         for (FaultEvent fault : faults) {
-            if (!fault.needsRecovery()) {
-                continue; // a clock step takes no lock away: overlaps and token order judge it
+            if (!fault.needsRecovery() || election.isPresent()) {
+                continue; // a clock step takes no lock away: overlaps and token order judge it; elections: below
             }
             Optional<SectionRecord> next = nextAfter(fault, sections);
             if (!fault.recovered()) {
@@ -142,11 +155,18 @@ final class HistoryChecker {
         for (List<SectionRecord> ofLock : byLock.values()) {
             takenFromLive += takenFromLiveHolders(ofLock, faults, onlyLiveHoldersLose ? problems : null);
         }
+        CheckReport.LeaderFigures leader = CheckReport.LeaderFigures.NONE;
+        if (election.isPresent()) {
+            leader = LeaderChecker.check(election.get(), faults, problem -> note(problems, problem));
+            maxRecovery = leader.maxFailoverNanos();
+            maxRecoveryFromWatch = leader.maxFailoverNanos(); // every candidate polls all along: it is always watching
+            unrecovered = leader.unrecovered();
+        }
         int killed = (int) sections.stream().filter(SectionRecord::killedInside).count();
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
                 locksHeldAtEnd, pauseViolations, maxRecovery, maxRecoveryFromWatch, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
-                takenFromLive, figures, List.copyOf(problems));
+                takenFromLive, figures, leader, List.copyOf(problems));
     }
 
     private static boolean duringOutage(long nanos, List<FaultEvent> faults) {

@@ -1,10 +1,13 @@
 package io.github.mongolock.torture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.torture.SectionRecord.CloseOutcome;
 import io.github.mongolock.torture.SectionRecord.WriteOutcome;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The checker must find what it is meant to find: each rule is shown a history that breaks it. */
@@ -300,5 +303,113 @@ class HistoryCheckerTest {
         assertEquals(1, figures.detachedRefused());
         assertEquals(1, figures.closedWaiters());
         assertEquals(1, figures.foreignExceptions());
+    }
+
+    private static LeaderHistory.Answer yes(String process, long term, long before, long after) {
+        return new LeaderHistory.Answer(process, term, before, after);
+    }
+
+    private static CheckReport checkElection(List<LeaderHistory.Answer> answers, List<LeaderHistory.Notice> grants,
+                                             List<LeaderHistory.Notice> revocations, List<FaultEvent> faults) {
+        return HistoryChecker.check(List.of(), List.of(), faults, List.of(), 0, true, LifecycleHistory.NONE,
+                Optional.of(new LeaderHistory(answers, grants, revocations)));
+    }
+
+    /** p leads term 1 from 0 to 1000 (answers every 100 ns); q leads term 2 from 1600. */
+    private static List<LeaderHistory.Answer> cleanHandOver() {
+        List<LeaderHistory.Answer> answers = new ArrayList<>();
+        for (long t = 0; t <= 1000; t += 100) {
+            answers.add(yes("p", 1, t, t + 10));
+        }
+        for (long t = 1600; t <= 2600; t += 100) {
+            answers.add(yes("q", 2, t, t + 10));
+        }
+        return answers;
+    }
+
+    @Test
+    void leadersOneAfterTheOtherAreClean() {
+        CheckReport report = checkElection(cleanHandOver(), List.of(), List.of(), List.of());
+        assertEquals(0, report.leader().doubleLeaders(), report.problems().toString());
+        assertEquals(0, report.leader().termOrderViolations());
+        assertEquals(2, report.leader().terms());
+        assertEquals(22, report.leader().answers());
+    }
+
+    @Test
+    void twoTermsAnsweringYesAtOverlappingTimesAreADoubleLeader() {
+        List<LeaderHistory.Answer> answers = new ArrayList<>(cleanHandOver());
+        // q's term 2 answered yes at 700-710 and 900-910: surely leader from 710 to 900, inside p's 10..1000.
+        answers.add(yes("q", 2, 700, 710));
+        answers.add(yes("q", 2, 900, 910));
+        CheckReport report = checkElection(answers, List.of(), List.of(), List.of());
+        assertEquals(1, report.leader().doubleLeaders(), report.problems().toString());
+        assertEquals(1, report.leader().termOrderViolations(), "term 1 answered at 1000, after term 2 had at 710");
+        assertTrue(report.problems().get(0).startsWith("double leader: terms 1 [p]"), report.problems().toString());
+    }
+
+    @Test
+    void oneAnswerWhollyInsideAnotherTermsSureIntervalIsADoubleLeader() {
+        List<LeaderHistory.Answer> answers = new ArrayList<>(cleanHandOver());
+        answers.add(yes("r", 3, 2000, 2050)); // a single yes: no sure interval of its own, but q surely led then
+        CheckReport report = checkElection(answers, List.of(), List.of(), List.of());
+        assertEquals(1, report.leader().doubleLeaders(), report.problems().toString());
+    }
+
+    @Test
+    void answersThatMayHaveComeOneAfterTheOtherAreNotFlagged() {
+        // p's last yes was asked at 1000 and answered by 1500; q's first yes was asked at 1100 and answered by 1200.
+        // p may have been leader at 1000 and q from 1150: nothing shows both at the same instant.
+        List<LeaderHistory.Answer> answers = List.of(yes("p", 1, 0, 10), yes("p", 1, 1000, 1500), yes("q", 2, 1100, 1200),
+                yes("q", 2, 1300, 1310), yes("q", 2, 2000, 2010));
+        CheckReport report = checkElection(answers, List.of(), List.of(), List.of());
+        assertEquals(0, report.leader().doubleLeaders(), report.problems().toString());
+        assertEquals(0, report.leader().termOrderViolations(), report.problems().toString());
+    }
+
+    @Test
+    void aTermAnsweredByTwoProcessesIsADoubleLeader() {
+        List<LeaderHistory.Answer> answers = List.of(yes("p", 1, 0, 10), yes("q", 1, 5000, 5010));
+        assertEquals(1, checkElection(answers, List.of(), List.of(), List.of()).leader().doubleLeaders());
+    }
+
+    @Test
+    void anOlderTermAnsweringAfterANewerOneIsATermOrderViolation() {
+        // Never at the same instant (each answered once), but term 1 answered after term 2 had.
+        List<LeaderHistory.Answer> answers = List.of(yes("q", 2, 0, 10), yes("p", 1, 50, 60));
+        CheckReport report = checkElection(answers, List.of(), List.of(), List.of());
+        assertEquals(0, report.leader().doubleLeaders());
+        assertEquals(1, report.leader().termOrderViolations());
+    }
+
+    @Test
+    void failoverRunsFromTheLeadersStopToTheFirstSightingOfALaterTerm() {
+        FaultEvent kill = new FaultEvent(FaultEvent.Kind.KILL, "p", "leader", 1, 1100, 1105, 1150, 1700);
+        CheckReport report = checkElection(cleanHandOver(), List.of(), List.of(), List.of(kill));
+        assertEquals(510, report.leader().maxKillFailoverNanos(), "to the end of q's first yes (1610)");
+        assertEquals(510, report.maxRecoveryFromWatchNanos(), "shown as the scenario's recovery");
+        assertEquals(0, report.unrecovered());
+        // q's granted callback came before its first answer ended: the grant is dated by it.
+        CheckReport granted = checkElection(cleanHandOver(), List.of(new LeaderHistory.Notice("q", 2, "", 1590)),
+                List.of(), List.of(kill));
+        assertEquals(490, granted.leader().maxKillFailoverNanos());
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "q", "leader", 2, 3000, 3005, 6000, FaultEvent.UNRECOVERED);
+        CheckReport never = checkElection(cleanHandOver(), List.of(), List.of(), List.of(kill, pause));
+        assertEquals(1, never.unrecovered(), "no term after 2 was ever seen");
+        assertEquals(-1, never.leader().maxPauseFailoverNanos());
+    }
+
+    @Test
+    void aRunningLeaderToldOfItsLossAfterItsSuccessorAnsweredIsReported() {
+        List<LeaderHistory.Notice> revoked = List.of(new LeaderHistory.Notice("p", 1, "LEASE_LOST", 1700));
+        CheckReport late = checkElection(cleanHandOver(), List.of(), revoked, List.of());
+        assertEquals(1, late.leader().leaseLosses());
+        assertEquals(1, late.leader().toldLate(), "told at 1700, q's first yes ended at 1610");
+        CheckReport onTime = checkElection(cleanHandOver(), List.of(),
+                List.of(new LeaderHistory.Notice("p", 1, "LEASE_LOST", 1200)), List.of());
+        assertEquals(0, onTime.leader().toldLate());
+        // A paused leader can only be told after its SIGCONT: not counted.
+        FaultEvent pause = new FaultEvent(FaultEvent.Kind.PAUSE, "p", "leader", 1, 1050, 1055, 4000, 1700);
+        assertEquals(0, checkElection(cleanHandOver(), List.of(), revoked, List.of(pause)).leader().leaseLosses());
     }
 }

@@ -23,6 +23,10 @@ import java.util.Map;
  * H lock token acquiredOn finishedOn                                 a hold handed over between pool tasks
  * B lock thread outcome                                              an acquire on a thread that had detached an open hold of it
  * X call exceptionClass message                                      a non-LockException reached a caller
+ * J election at                                                      the worker joined the election
+ * Y term before after                                                isLeader() answered yes (LEADER workload)
+ * G term at                                                          the leadership listener was told granted
+ * V term reason at                                                   it was told revoked
  * </pre>
  * A start without an end belongs to a process that died inside the section: its end is the W line's
  * time if there is one (it died in {@code close()}, which may have released the lock already), else
@@ -31,7 +35,7 @@ import java.util.Map;
 final class HistoryReader {
 
     record ProcessHistory(List<SectionRecord> sections, List<AcquireFailure> failures, int openSections,
-                          LifecycleHistory lifecycle) {
+                          LifecycleHistory lifecycle, LeaderHistory leader) {
     }
 
     private HistoryReader() {
@@ -55,6 +59,9 @@ final class HistoryReader {
         List<LifecycleHistory.Handover> handovers = new ArrayList<>();
         List<LifecycleHistory.DetachedRetry> retries = new ArrayList<>();
         List<LifecycleHistory.ForeignException> foreign = new ArrayList<>();
+        List<LeaderHistory.Answer> answers = new ArrayList<>();
+        List<LeaderHistory.Notice> grants = new ArrayList<>();
+        List<LeaderHistory.Notice> revocations = new ArrayList<>();
         for (String line : lines) {
             String[] f = line.split("\t", -1);
             try {
@@ -85,8 +92,13 @@ final class HistoryReader {
                     case "H" -> handovers.add(new LifecycleHistory.Handover(process, f[1], Long.parseLong(f[2]), f[3], f[4]));
                     case "B" -> retries.add(new LifecycleHistory.DetachedRetry(process, f[1], f[2], f[3]));
                     case "X" -> foreign.add(new LifecycleHistory.ForeignException(process, f[1], f[2], f[3]));
+                    case "Y" -> answers.add(new LeaderHistory.Answer(process, Long.parseLong(f[1]), Long.parseLong(f[2]),
+                            Long.parseLong(f[3])));
+                    case "G" -> grants.add(new LeaderHistory.Notice(process, Long.parseLong(f[1]), "", Long.parseLong(f[2])));
+                    case "V" -> revocations.add(new LeaderHistory.Notice(process, Long.parseLong(f[1]), f[2],
+                            Long.parseLong(f[3])));
                     default -> {
-                        // "L" lines are for people reading the file; the E line carries the same fact.
+                        // "L" lines are for people reading the file (the E line carries the same fact); "J" marks a start.
                     }
                 }
             } catch (RuntimeException torn) {
@@ -97,6 +109,7 @@ final class HistoryReader {
             sections.add(section.open() ? section.endedByDeath(deathNanos) : section);
         }
         return new ProcessHistory(sections, failures, open.size(),
-                new LifecycleHistory(closes, reentries, handovers, retries, foreign));
+                new LifecycleHistory(closes, reentries, handovers, retries, foreign),
+                new LeaderHistory(answers, grants, revocations));
     }
 }

@@ -71,6 +71,24 @@ final class HistoryWriter implements AutoCloseable {
         line("B\t" + lock + "\t" + thread + "\t" + outcome);
     }
 
+    /** The worker joined the election {@code election}: its first record, so the harness knows it is up. */
+    void joined(String election, long at) {
+        line("J\t" + election + "\t" + at);
+    }
+
+    /** {@code isLeader()} answered yes for {@code term}, asked between {@code before} and {@code after}. */
+    void leaderAnswer(long term, long before, long after) {
+        line("Y\t" + term + "\t" + before + "\t" + after);
+    }
+
+    void leadershipGranted(long term, long at) {
+        line("G\t" + term + "\t" + at);
+    }
+
+    void leadershipRevoked(long term, String reason, long at) {
+        line("V\t" + term + "\t" + reason + "\t" + at);
+    }
+
     /** A caller got {@code failure} from {@code call}, though the lock API promises only {@code LockException}s. */
     void foreignException(String call, RuntimeException failure) {
         String message = String.valueOf(failure.getMessage()).replace('\t', ' ').replace('\n', ' ');

@@ -1,12 +1,14 @@
 package io.github.mongolock.torture;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The torture scenarios: one fault each, all of them together, two of the lock's own lifecycle
  * (managers closed under load, holds handed over between pooled threads), and the database's wall
- * clock stepped forward and back (a stand-in of its own under libfaketime).
+ * clock stepped forward and back (a stand-in of its own under libfaketime), and a leader election whose
+ * leader is killed, paused and cut off.
  */
 enum Scenario {
     KILL("holder killed (kill -9)"),
@@ -17,7 +19,8 @@ enum Scenario {
     MIXED("all faults together"),
     SHUTDOWN("managers closed and rebuilt under load"),
     HANDOVER("holds handed over across a small thread pool"),
-    SERVER_CLOCK("database clock stepped forward and back");
+    SERVER_CLOCK("database clock stepped forward and back"),
+    LEADER("leader election under kill, pause and cut connections");
 
     /**
      * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
@@ -47,6 +50,11 @@ enum Scenario {
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
             case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
+            // A candidate first sees the dead leader's last renewal at one poll and takes over at the first poll
+            // after lease + 3 % (which the renewal interval covers, as above): two polls, where a waiter in acquire
+            // wakes when the takeover is due. One poll more: a candidate's polls run one after the other on its
+            // elections' one thread, each interval counted from the end of the previous poll.
+            case LEADER -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll().multipliedBy(3));
             default -> null;
         };
     }
@@ -57,6 +65,7 @@ enum Scenario {
             case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
             case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
+            case LEADER -> WorkerSettings.Workload.LEADER;
             default -> WorkerSettings.Workload.LOOP;
         };
     }
@@ -99,7 +108,19 @@ enum Scenario {
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
     boolean hasNetworkFaults() {
-        return this == CUT || this == OUTAGE || this == MIXED;
+        return this == CUT || this == OUTAGE || this == MIXED || this == LEADER;
+    }
+
+    /** The locks the workers use: the election's lock, or {@code locks} lock names. */
+    List<String> lockNames(TortureConfig config) {
+        if (this == LEADER) {
+            return List.of(WorkerSettings.ELECTION);
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < config.locks(); i++) {
+            names.add(WorkerSettings.lockName(i));
+        }
+        return names;
     }
 
     /** Worker slot 0 runs its lock manager on a clock about to wrap around; slot 1 on one 146 years behind. */

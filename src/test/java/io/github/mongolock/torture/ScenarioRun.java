@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
@@ -77,10 +78,7 @@ final class ScenarioRun {
                     config.workMinMicros(), config.workMaxMicros(), scenario.workload());
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
-                List<String> lockNames = new ArrayList<>();
-                for (int i = 0; i < config.locks(); i++) {
-                    lockNames.add(WorkerSettings.lockName(i));
-                }
+                List<String> lockNames = scenario.lockNames(config);
                 FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
                         fleet, proxy, config.lease().multipliedBy(10), scenario.ordinal() * 7919L + begin);
                 if (!fleet.awaitReady(begin + STARTUP.multipliedBy(10).toNanos())) {
@@ -94,6 +92,7 @@ final class ScenarioRun {
                 List<SectionRecord> sections = new ArrayList<>();
                 List<AcquireFailure> failures = new ArrayList<>();
                 List<LifecycleHistory> lifecycles = new ArrayList<>();
+                List<LeaderHistory> elections = new ArrayList<>();
                 for (WorkerProcess process : fleet.all()) {
                     HistoryReader.ProcessHistory history = HistoryReader.read(process.name(),
                             process.settings().history(), process.deathNanos());
@@ -104,10 +103,12 @@ final class ScenarioRun {
                     sections.addAll(history.sections());
                     failures.addAll(history.failures());
                     lifecycles.add(history.lifecycle());
+                    elections.add(history.leader());
                 }
                 writeFaultLog(faults.events());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
-                        heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles));
+                        heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
+                        scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
                 return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size());
             }
@@ -150,6 +151,33 @@ final class ScenarioRun {
             case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
             case SERVER_CLOCK -> stepServerClock(faults, until, mongo.steppedClock().orElseThrow(
                     () -> new IllegalStateException("the clock scenario needs the stepped-clock stand-in")));
+            case LEADER -> {
+                // Each kill and pause meets a leader seen renewing in office (not one elected a moment ago while
+                // the JVMs were still starting), and comes after a calm spell in which every stall ended, so its
+                // failover is judged against the bound. The connections cut and stalled (up to a lease) between
+                // them can cost a running leader its lease.
+                Duration stall = config.lease();
+                Duration calm = stall.plusMillis(500);
+                Duration inOffice = config.renewalInterval();
+                long waitForOffice = config.lease().multipliedBy(3).toNanos();
+                long spare = Duration.ofSeconds(1).toNanos();
+                while (before(until)) {
+                    faults.awaitSteadyHolder(inOffice, System.nanoTime() + waitForOffice);
+                    faults.killHolder();
+                    if (before(until)) {
+                        faults.cutConnections(System.nanoTime() + gap.toNanos(), stall);
+                        FaultInjector.sleepUntil(System.nanoTime() + calm.toNanos());
+                    }
+                    long lastPause = deadline - pause.toNanos() - spare;
+                    if (before(lastPause)) {
+                        faults.awaitSteadyHolder(inOffice, Math.min(lastPause, System.nanoTime() + waitForOffice));
+                    }
+                    if (before(lastPause)) {
+                        faults.pauseHolder(pause);
+                        FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    }
+                }
+            }
             case MIXED -> {
                 // Connection chaos between the faults, in shorter phases than the gap: on a loaded machine
                 // a round of the three faults could otherwise outlast the fault window, and a pause or an
@@ -245,8 +273,8 @@ final class ScenarioRun {
 
     private int countHeld(LockManager inspector) {
         int held = 0;
-        for (int i = 0; i < config.locks(); i++) {
-            if (inspector.inspect(WorkerSettings.lockName(i)).isPresent()) {
+        for (String name : scenario.lockNames(config)) {
+            if (inspector.inspect(name).isPresent()) {
                 held++;
             }
         }

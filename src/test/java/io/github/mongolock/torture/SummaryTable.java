@@ -19,8 +19,8 @@ final class SummaryTable {
                 .append(config.maxSections()).append(" sections per scenario\n\n");
         table.append("| scenario | faults | critical sections | killed inside | told lost | overlaps | token-order violations"
                 + " | lost updates | unfenced lost updates | held at end | held past close | unexpected re-entries"
-                + " | max recovery | bound | from the fault | max store failure | wall time |\n");
-        table.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + " | double leaders | max recovery | bound | from the fault | max store failure | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         int sections = 0;
         for (ScenarioResult result : results) {
             CheckReport r = result.report();
@@ -37,6 +37,7 @@ final class SummaryTable {
                     .append(" | ").append(r.locksHeldAtEnd())
                     .append(" | ").append(r.heldPastClose())
                     .append(" | ").append(r.unexpectedReentries())
+                    .append(" | ").append(result.scenario() == Scenario.LEADER ? Integer.toString(r.leader().doubleLeaders()) : "-")
                     .append(" | ").append(recovery(result))
                     .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
                     .append(" | ").append(r.maxRecoveryNanos() < 0 ? "-" : millis(r.maxRecoveryNanos()))
@@ -46,7 +47,10 @@ final class SummaryTable {
         table.append("\nTotal critical sections: ").append(sections).append(". Max recovery: from the later of a kill's or"
                 + " pause's SIGSTOP and the first waiter in another process asking for the lock, or from MongoDB's return"
                 + " after an outage, until the lock was granted again; for cut/skew (no single fault instant) the longest"
-                + " time a lock stayed unused (idle gap). From the fault: the same grant counted from the SIGSTOP.\n");
+                + " time a lock stayed unused (idle gap). From the fault: the same grant counted from the SIGSTOP. For the"
+                + " leader election: the failover, from the leader's SIGSTOP to the next term's first sighting (its first"
+                + " isLeader() yes, its granted callback, or the lock document); double leaders: pairs of terms that"
+                + " surely answered isLeader() yes at the same time.\n");
         for (ScenarioResult result : results) {
             lifecycleLine(result).ifPresent(line -> table.append('\n').append(line).append('\n'));
         }
@@ -83,8 +87,22 @@ final class SummaryTable {
                     + result.events().stream().filter(e -> e.kind() == FaultEvent.Kind.KILL).count() + " holder(s) killed, "
                     + result.killsWhileSteppedBack().size() + " while the clock was stepped back; "
                     + result.report().takenFromLiveHolders() + " lock(s) taken from a live holder.");
+            case LEADER -> {
+                CheckReport.LeaderFigures l = result.report().leader();
+                yield Optional.of(result.scenario().title() + ": " + l.answers() + " isLeader() yes answers recorded over "
+                        + l.terms() + " terms; " + l.doubleLeaders() + " double leaders, " + l.termOrderViolations()
+                        + " term-order violations; failover after a kill max " + millisOrDash(l.maxKillFailoverNanos())
+                        + ", after a pause max " + millisOrDash(l.maxPauseFailoverNanos()) + " (bound "
+                        + result.recoveryBound().toMillis() + " ms, " + l.failovers() + " failovers, " + l.unrecovered()
+                        + " unrecovered); " + l.leaseLosses() + " leases lost by running leaders (cut connections), "
+                        + l.toldLate() + " of them told after the next term's first answer.");
+            }
             default -> Optional.empty();
         };
+    }
+
+    private static String millisOrDash(long nanos) {
+        return nanos < 0 ? "-" : millis(nanos);
     }
 
     private static String recovery(ScenarioResult result) {

@@ -39,7 +39,8 @@ import java.util.function.Supplier;
  * <li>{@code SHUTDOWN}: the same loop, while a driver thread closes the lock manager every 1-2 s and
  * builds a new one ({@link ManagerGenerations}); a thread told the manager is closed moves to the
  * new one;</li>
- * <li>{@code HANDOVER}: holds acquired on a small pool and finished by other tasks ({@link HandoverWorkload}).</li>
+ * <li>{@code HANDOVER}: holds acquired on a small pool and finished by other tasks ({@link HandoverWorkload});</li>
+ * <li>{@code LEADER}: the worker joins a leader election and asks isLeader() in a loop ({@link LeaderWorkload}).</li>
  * </ul>
  * Every section is recorded by {@link HistoryWriter}, its start before the work begins.
  */
@@ -85,6 +86,11 @@ public final class TortureWorker {
             switch (settings.workload()) {
                 case LOOP, LONG_HOLDS -> runLoop(settings, history, listener, lostTokens, database);
                 case SHUTDOWN -> runShutdown(settings, history, listener, lostTokens, database);
+                case LEADER -> {
+                    try (MongoLockManager manager = build(settings, listener, settings.process())) {
+                        new LeaderWorkload(settings, history, manager).run();
+                    }
+                }
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
                         new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,

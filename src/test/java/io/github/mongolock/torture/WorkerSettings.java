@@ -30,11 +30,18 @@ record WorkerSettings(String uri, String database, String process, int threads, 
         /** As LOOP, while a driver thread closes the lock manager every 1-2 s and builds a new one ({@link ManagerGenerations}). */
         SHUTDOWN,
         /** A small pool acquires, detaches and hands each hold to another task that finishes it ({@link HandoverWorkload}). */
-        HANDOVER
+        HANDOVER,
+        /**
+         * The worker joins the election {@link #ELECTION} and one thread asks {@code isLeader()} in a loop,
+         * recording the yes answers with the time before and after each call ({@link LeaderWorkload}).
+         */
+        LEADER
     }
 
     static final String LOCKS_COLLECTION = "locks";
     static final String COUNTERS_COLLECTION = "counters";
+    /** The election of the {@code LEADER} workload, which is also its lock's name. */
+    static final String ELECTION = "leader";
 
     static String lockName(int index) {
         return "lock-" + index;

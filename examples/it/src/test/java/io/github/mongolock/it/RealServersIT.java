@@ -284,6 +284,54 @@ class RealServersIT {
 
     @Test
     @Order(5)
+    void oneServerIsLeaderAndAStepDownHandsTheLeadershipToTheOther() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Map<String, Document> views = leaderViews();
+        while (views.values().stream().filter(view -> view.getBoolean("leader")).count() != 1 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            views = leaderViews();
+        }
+        Map<String, Document> settled = views;
+        ServerProcess leader = servers().stream().filter(server -> settled.get(server.name).getBoolean("leader")).findFirst()
+                .orElseThrow(() -> new AssertionError("not exactly one leader of example-leader: " + settled));
+        ServerProcess other = leader == liberty ? payara : liberty;
+        Document lock = JsonHttp.ok(JsonHttp.get(leader.baseUrl() + "/api/locks/example-leader"), "lock");
+        long term = leaderView(leader).get("term", Number.class).longValue();
+        assertEquals(term, lock.get("fencingToken", Number.class).longValue(), "the term is the election lock's token");
+        assertTrue(lock.getString("owner").startsWith(leader.name + ":"), lock.toJson());
+        assertEquals(false, leaderView(other).getBoolean("leader"), "one leader: " + leaderViews());
+
+        long steppedAt = System.nanoTime();
+        JsonHttp.ok(JsonHttp.post(leader.baseUrl() + "/api/leader/step-down"), "step-down");
+        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!leaderView(other).getBoolean("leader") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        long tookOverMillis = (System.nanoTime() - steppedAt) / 1_000_000;
+        Document now = leaderView(other);
+        assertTrue(now.getBoolean("leader"), "the other server took over: " + leaderViews());
+        assertTrue(now.get("term", Number.class).longValue() > term, "a higher term: " + now.toJson());
+        Document former = leaderView(leader);
+        assertEquals(false, former.getBoolean("leader"));
+        assertTrue(former.getString("lastEvent").contains("STEPPED_DOWN"), former.toJson());
+        figures.put("leader election: first leader, term", leader.name + ", " + term);
+        figures.put("leader election: step-down to the other server's leadership", tookOverMillis + " ms (poll PT1S)");
+    }
+
+    private static Map<String, Document> leaderViews() throws Exception {
+        Map<String, Document> views = new LinkedHashMap<>();
+        for (ServerProcess server : servers()) {
+            views.put(server.name, leaderView(server));
+        }
+        return views;
+    }
+
+    private static Document leaderView(ServerProcess server) throws Exception {
+        return JsonHttp.ok(JsonHttp.get(server.baseUrl() + "/api/leader"), "leader");
+    }
+
+    @Test
+    @Order(6)
     void readinessIsDownWhileMongoDbIsUnreachableAndUpWhenItIsBack() throws Exception {
         for (ServerProcess server : servers()) {
             assertReadiness(server, "UP", Duration.ofSeconds(30));

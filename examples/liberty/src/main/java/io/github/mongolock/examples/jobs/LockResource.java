@@ -41,6 +41,9 @@ public class LockResource {
     @Inject
     ExampleData data;
 
+    @Inject
+    ClusterLeader leader;
+
     @POST
     @Path("ledger")
     public Ledger.Section increment() {
@@ -89,6 +92,19 @@ public class LockResource {
     public Response inspect(@PathParam("name") String name) {
         return locks.inspect(name).map(info -> Response.ok(info))
                 .orElseGet(() -> Response.status(Response.Status.NOT_FOUND).entity(new Free(name))).build();
+    }
+
+    @GET
+    @Path("leader")
+    public ClusterLeader.Status leader() {
+        return leader.status();
+    }
+
+    @POST
+    @Path("leader/step-down")
+    public ClusterLeader.Status stepDown() {
+        leader.stepDown();
+        return leader.status();
     }
 
     @GET
