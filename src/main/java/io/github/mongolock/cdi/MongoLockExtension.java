@@ -69,6 +69,8 @@ public class MongoLockExtension implements Extension {
     private LeadershipSettings leadership;
     private LockedOperations operations;
     private boolean mongoClientBean;
+    /** The application's {@code @Default MongoClient} bean, if any, as discovered. */
+    private Bean<?> clientBean;
     private boolean managerRegistered;
 
     /** The extension as the container loads it: configuration from {@link ConfigProvider#getConfig()}. */
@@ -172,6 +174,7 @@ public class MongoLockExtension implements Extension {
         if (candidate.getTypes().contains(MongoClient.class)
                 && candidate.getQualifiers().stream().anyMatch(q -> q.annotationType() == Default.class)) {
             mongoClientBean = true;
+            clientBean = candidate;
         }
     }
 
@@ -186,12 +189,13 @@ public class MongoLockExtension implements Extension {
             return;
         }
         LockManagerSettings resolved = settings;
+        Bean<?> applicationClient = clientBean;
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
                 .types(LockManager.class, LockStoreStatus.class, Object.class)
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
-                .produceWith(lookup -> createManager(resolved, lookup))
+                .produceWith(lookup -> createManager(resolved, lookup, applicationClient))
                 .disposeWith((manager, lookup) -> ((ApplicationLockManager) manager).close());
         LeadershipSettings elections = leadership;
         discovery.addBean()
@@ -212,9 +216,24 @@ public class MongoLockExtension implements Extension {
                 beans.getEvent().select(LeadershipRevoked.class));
     }
 
-    private static ApplicationLockManager createManager(LockManagerSettings settings, Instance<Object> lookup) {
-        MongoClient client = settings.usesClientBean() ? lookup.select(MongoClient.class).get() : null;
+    /**
+     * The application's {@code @Default MongoClient} bean. Payara (GlassFish) resolves a synthetic bean's
+     * lookup in the library jar's bean archive, which does not see beans in {@code WEB-INF/classes}
+     * (seen with Payara Micro 6.2025.10; {@code CDI.current()} fails there too): the bean noted while
+     * beans were discovered is then asked for its reference directly.
+     */
+    private static MongoClient applicationClient(Instance<Object> lookup, BeanManager beans, Bean<?> noted) {
+        Instance<MongoClient> fromLibrary = lookup.select(MongoClient.class);
+        if (fromLibrary.isResolvable() || noted == null) {
+            return fromLibrary.get();
+        }
+        return (MongoClient) beans.getReference(noted, MongoClient.class, beans.createCreationalContext(noted));
+    }
+
+    private static ApplicationLockManager createManager(LockManagerSettings settings, Instance<Object> lookup,
+                                                        Bean<?> noted) {
         BeanManager beans = lookup.select(BeanManager.class).get();
+        MongoClient client = settings.usesClientBean() ? applicationClient(lookup, beans, noted) : null;
         LockEventBridge events = new LockEventBridge(beans.getEvent().select(LockEvent.class));
         LockMetrics metrics = settings.metrics() ? TelemetryLookup.metrics(lookup) : LockMetrics.NONE;
         ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events, metrics), events, metrics);
