@@ -31,8 +31,21 @@ public final class Benchmark {
     /** A client of the stand-in for housekeeping between blocks; null with MONGOLOCK_BENCH_URI. */
     private MongoClient standInAdmin;
 
+    /**
+     * {@code quick}: short rounds of every case, to see a change work end to end (tables and charts)
+     * in about a minute and a half; figures from it are too few to compare. Options given
+     * explicitly still win.
+     */
+    private static final Map<String, String> QUICK = Map.ofEntries(Map.entry("rounds", "1"), Map.entry("warmup", "1"),
+            Map.entry("ops", "30"), Map.entry("handoffs", "8"), Map.entry("contend-ms", "500"),
+            Map.entry("contend-rounds", "1"), Map.entry("renewal-locks", "300"), Map.entry("renewal-lease-ms", "6000"),
+            Map.entry("fair-ms", "2000"), Map.entry("fair-solo-ms", "1000"), Map.entry("quick-ms", "2000"));
+
     private Benchmark(Map<String, String> options) {
         this.options = options;
+        if (Boolean.parseBoolean(options.getOrDefault("quick", "false"))) {
+            QUICK.forEach(options::putIfAbsent);
+        }
     }
 
     public static void main(String[] args) throws Exception {
