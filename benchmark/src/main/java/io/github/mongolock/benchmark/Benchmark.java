@@ -521,7 +521,7 @@ public final class Benchmark {
                 Map<String, Long> commands = commandTotals.get(mode);
                 long lockCommands = commands.values().stream().mapToLong(Long::longValue).sum()
                         - commands.getOrDefault("getMore", 0L);
-                charts.commands("Case 5: 2 processes x " + threads + " threads, " + rounds + " x " + millis + " ms",
+                charts.commands("Case 5: 2 processes x " + threads + " threads, " + rounds + " rounds of " + millis + " ms",
                         (names == 1 ? "1 lock" : names + " names") + ", " + mode.label, commands, ops);
                 rows.add(List.of(names == 1 ? "1 lock" : names + " names", mode.label,
                         Stats.format(rate.median(), 0) + " (" + Stats.format(rate.min(), 0) + "-" + Stats.format(rate.max(), 0) + ")",

@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * Vertical columns in groups, one colour per group (e.g. the threads of one process), each
- * column's value printed on it, and horizontal dashed reference lines (e.g. a fair share)
- * labelled at their right end and in the legend. The value axis starts at 0, so heights compare.
+ * column's value printed inside it at its foot, and horizontal dashed reference lines (e.g. a fair
+ * share) labelled at their right end and in the legend. Values sit at the foot, not on top,
+ * because the columns of interest end near a reference line, which would run through them. The value axis starts at 0, so heights compare.
  * Not thread-safe; build, then render once.
  */
 public final class ColumnChart {
@@ -34,11 +35,13 @@ public final class ColumnChart {
     public record Reference(double value, String shortLabel, String legend) {
     }
 
-    /** A column's value, printed above it once all lines are drawn. */
-    private record ValueLabel(double x, double y, String text) {
+    /** A column's value, printed once all lines are drawn. */
+    private record ValueLabel(double x, double y, String text, TextStyle style) {
     }
 
-    private static final TextStyle VALUE = TextStyle.of(11).anchored(TextStyle.Anchor.MIDDLE).haloed();
+    private static final TextStyle VALUE = TextStyle.of(11).anchored(TextStyle.Anchor.MIDDLE);
+    /** A column shorter than this has its value above it, with a halo in case a line crosses there. */
+    private static final double ROOM_FOR_VALUE = 20;
     private static final TextStyle COLUMN = TextStyle.of(11.5).coloured(Palette.MUTED).anchored(TextStyle.Anchor.MIDDLE);
     private static final TextStyle GROUP = TextStyle.of(12.5).bolded().anchored(TextStyle.Anchor.MIDDLE);
     private static final TextStyle REFERENCE = TextStyle.of(11.5).coloured(Palette.REFERENCE);
@@ -106,7 +109,10 @@ public final class ColumnChart {
                 double centre = x + slot / 2;
                 canvas.rect(centre - barWidth / 2, top, barWidth, area.bottom() - top, group.colour());
                 canvas.text(centre, area.bottom() + 16, group.columns().get(i), COLUMN);
-                valueLabels.add(new ValueLabel(centre, top - 4, NumberText.of(value)));
+                String text = NumberText.of(value);
+                valueLabels.add(area.bottom() - top >= ROOM_FOR_VALUE
+                        ? new ValueLabel(centre, area.bottom() - 7, text, VALUE.coloured(Palette.textOn(group.colour())))
+                        : new ValueLabel(centre, top - 4, text, VALUE.haloed()));
                 x += slot;
             }
             canvas.text((groupStart + x) / 2, area.bottom() + 16 + groupLabels, group.name(), GROUP);
@@ -118,8 +124,8 @@ public final class ColumnChart {
             canvas.line(area.left(), py, area.right(), py, Palette.REFERENCE, 1.5, true);
             canvas.text(area.right() + 6, py + 4, reference.shortLabel(), REFERENCE);
         }
-        // Values last, with a halo, so a reference line running through one does not hide it.
-        valueLabels.forEach(label -> canvas.text(label.x(), label.y(), label.text(), VALUE));
+        // Values last: over the reference lines, in case one runs through a short column's value.
+        valueLabels.forEach(label -> canvas.text(label.x(), label.y(), label.text(), label.style()));
         canvas.text((area.left() + area.right()) / 2, area.bottom() + 16 + groupLabels + 20, xTitle,
                 Axes.TITLE.anchored(TextStyle.Anchor.MIDDLE));
         return canvas.render();

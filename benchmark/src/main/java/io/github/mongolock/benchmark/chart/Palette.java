@@ -28,6 +28,22 @@ public final class Palette {
     private Palette() {
     }
 
+    /**
+     * Text colour that reads on {@code fill} (a {@code #rrggbb} colour): white on dark fills such as
+     * {@link #BLUE}, near-black on light ones such as {@link #ORANGE}, where white would be faint.
+     */
+    public static String textOn(String fill) {
+        int rgb = Integer.parseInt(fill.substring(1), 16);
+        double luminance = 0.2126 * linear(rgb >> 16 & 0xff) + 0.7152 * linear(rgb >> 8 & 0xff) + 0.0722 * linear(rgb & 0xff);
+        // The luminance at which white and black text have the same WCAG contrast ratio.
+        return luminance > 0.179 ? TEXT : "#ffffff";
+    }
+
+    private static double linear(int channel) {
+        double c = channel / 255.0;
+        return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    }
+
     /** The i-th colour for categories without a fixed one; repeats after seven. */
     public static String category(int index) {
         return CATEGORIES.get(Math.floorMod(index, CATEGORIES.size()));
