@@ -17,8 +17,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Runs every case in one invocation against one MongoDB and prints markdown tables of ratios
- * measured side by side (see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
+ * Runs every case in one invocation against one MongoDB, prints markdown tables of ratios
+ * measured side by side and writes charts of the measured samples as SVG next to them
+ * ({@code charts=DIR}, default {@code target/charts}; see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
  * else the stand-in in a JVM of its own. Options are {@code key=value} arguments, e.g.
  * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair}.
  */
@@ -32,9 +33,9 @@ public final class Benchmark {
     private MongoClient standInAdmin;
 
     /**
-     * {@code quick}: short rounds of every case, to see a change work end to end (tables and charts)
-     * in about a minute and a half; figures from it are too few to compare. Options given
-     * explicitly still win.
+     * {@code quick}: short rounds of every case, to see a change work end to end (tables and charts;
+     * 65 s here with {@code cases=single,handoff,contended,fair}); figures from it are too few to
+     * compare. Options given explicitly still win.
      */
     private static final Map<String, String> QUICK = Map.ofEntries(Map.entry("rounds", "1"), Map.entry("warmup", "1"),
             Map.entry("ops", "30"), Map.entry("handoffs", "8"), Map.entry("contend-ms", "500"),
