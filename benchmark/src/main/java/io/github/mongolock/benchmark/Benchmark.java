@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,8 +17,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Runs every case in one invocation against one MongoDB and prints markdown tables of ratios
- * measured side by side (see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
+ * Runs every case in one invocation against one MongoDB, prints markdown tables of ratios
+ * measured side by side and writes charts of the measured samples as SVG next to them
+ * ({@code charts=DIR}, default {@code target/charts}; see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
  * else the stand-in in a JVM of its own. Options are {@code key=value} arguments, e.g.
  * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair}.
  */
@@ -24,12 +27,26 @@ public final class Benchmark {
 
     private final Map<String, String> options;
     private final Report report = new Report();
+    private final BenchmarkCharts charts = new BenchmarkCharts();
     private final List<ChildJvm> children = new ArrayList<>();
     /** A client of the stand-in for housekeeping between blocks; null with MONGOLOCK_BENCH_URI. */
     private MongoClient standInAdmin;
 
+    /**
+     * {@code quick}: short rounds of every case, to see a change work end to end (tables and charts;
+     * 65 s here with {@code cases=single,handoff,contended,fair}); figures from it are too few to
+     * compare. Options given explicitly still win.
+     */
+    private static final Map<String, String> QUICK = Map.ofEntries(Map.entry("rounds", "1"), Map.entry("warmup", "1"),
+            Map.entry("ops", "30"), Map.entry("handoffs", "8"), Map.entry("contend-ms", "500"),
+            Map.entry("contend-rounds", "1"), Map.entry("renewal-locks", "300"), Map.entry("renewal-lease-ms", "6000"),
+            Map.entry("fair-ms", "2000"), Map.entry("fair-solo-ms", "1000"), Map.entry("quick-ms", "2000"));
+
     private Benchmark(Map<String, String> options) {
         this.options = options;
+        if (Boolean.parseBoolean(options.getOrDefault("quick", "false"))) {
+            QUICK.forEach(options::putIfAbsent);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -65,7 +82,9 @@ public final class Benchmark {
         String external = System.getenv("MONGOLOCK_BENCH_URI");
         boolean standIn = external == null || external.isBlank();
         String database = "mongolock_bench_" + Long.toHexString(System.currentTimeMillis());
-        report.line("Run " + Instant.now() + " on " + machine() + ".");
+        Instant started = Instant.now();
+        String startLoad = loadAverage();
+        report.line("Run " + started + " on " + machine() + ".");
         report.line("mongolock under test: " + libraryJar() + ".");
         report.line("MongoDB: " + (standIn
                 ? "stand-in de.bwaldvogel:mongo-java-server 1.47.0 (memory backend, oplog on) in its own JVM on"
@@ -120,6 +139,14 @@ public final class Benchmark {
         } catch (IOException notWritten) {
             System.out.println("(could not write target/benchmark-results.md: " + notWritten.getMessage() + ")");
         }
+        Path chartDirectory = Path.of(options.getOrDefault("charts", "target/charts"));
+        String run = "Run " + DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC).format(started)
+                + "; MongoDB: " + (standIn ? "the stand-in in its own JVM" : "MONGOLOCK_BENCH_URI") + "; "
+                + Runtime.getRuntime().availableProcessors() + " CPUs shared with other jobs, load average "
+                + startLoad.split(" ")[0] + " at the start.";
+        for (Path chart : charts.write(chartDirectory, run)) {
+            System.out.println("(chart written to " + chart.toAbsolutePath().normalize() + ")");
+        }
     }
 
     interface Section {
@@ -171,6 +198,10 @@ public final class Benchmark {
         Map<String, Stats> ratioToLimit = new LinkedHashMap<>();
         Map<String, Stats> ratioToShedLock = new LinkedHashMap<>();
         for (SingleClientCases.Result result : results) {
+            Map<String, Long> cycleCommands = new HashMap<>(result.acquireCommands());
+            result.releaseCommands().forEach((command, count) -> cycleCommands.merge(command, count, Long::sum));
+            charts.commands("Cases 1-3: one thread, no contention (one warm cycle)", result.lockCase().shortLabel(),
+                    cycleCommands, 1);
             Stats time = new Stats(result.microsPerOp());
             Stats toLimit = ratios(result, limit);
             Stats toShedLock = ratios(result, shedLock);
@@ -293,6 +324,11 @@ public final class Benchmark {
                 }
             }
             System.out.printf("  handoff round %d/%d done%n", round + 1, rounds);
+        }
+        for (int hold : holds) {
+            for (WakeUpMode mode : modes) {
+                charts.handoff(mode, hold, latencies.get(mode.name() + " " + hold));
+            }
         }
         report.heading("4. Handoff across two processes (time from the holder's close() to the waiter's acquire()"
                 + " returning; " + handoffs + " handoffs per row, alternating holder, in " + rounds + " interleaved rounds)");
@@ -486,6 +522,8 @@ public final class Benchmark {
                 Map<String, Long> commands = commandTotals.get(mode);
                 long lockCommands = commands.values().stream().mapToLong(Long::longValue).sum()
                         - commands.getOrDefault("getMore", 0L);
+                charts.commands("Case 5: 2 processes x " + threads + " threads, " + rounds + " rounds of " + millis + " ms",
+                        (names == 1 ? "1 lock" : names + " names") + ", " + mode.label, commands, ops);
                 rows.add(List.of(names == 1 ? "1 lock" : names + " names", mode.label,
                         Stats.format(rate.median(), 0) + " (" + Stats.format(rate.min(), 0) + "-" + Stats.format(rate.max(), 0) + ")",
                         mode == WakeUpMode.POLL ? "1.00" : Stats.format(rate.median() / pollRate.median(), 2),
@@ -583,7 +621,7 @@ public final class Benchmark {
         FairnessCase.Settings settings = new FairnessCase.Settings(mode, 8, intOption("fair-ms", 10_000), 10_000,
                 intOption("fair-solo-ms", 3_000), intOption("quick-ms", 5_000), intOption("quick-hold-ms", 20),
                 intOption("quick-pause-ms", 50));
-        new FairnessCase(report, settings, this::clearStandInOplog).run(workers.get(0), workers.get(1));
+        new FairnessCase(report, charts, settings, this::clearStandInOplog).run(workers.get(0), workers.get(1));
     }
 
     // ---- machine ----------------------------------------------------------------------------

@@ -58,11 +58,13 @@ final class FairnessCase {
     }
 
     private final Report report;
+    private final BenchmarkCharts charts;
     private final Settings settings;
     private final Runnable clearStandInOplog;
 
-    FairnessCase(Report report, Settings settings, Runnable clearStandInOplog) {
+    FairnessCase(Report report, BenchmarkCharts charts, Settings settings, Runnable clearStandInOplog) {
         this.report = report;
+        this.charts = charts;
         this.settings = settings;
         this.clearStandInOplog = clearStandInOplog;
     }
@@ -115,6 +117,9 @@ final class FairnessCase {
         double commandsPerGrant = hot.lockCommands() / (double) Math.max(grants, 1);
         double getMorePerGrant = hot.commands().getOrDefault("getMore", 0L) / (double) Math.max(grants, 1);
         TurnLog.Streak streak = log.longestStreak();
+        charts.hotLock(log, settings.threads(), settings.mode(), settings.millis(), settings.waitMillis());
+        charts.commands("Case 7: one hot lock, 2 processes x " + settings.threads() + " threads, " + settings.millis()
+                + " ms", "hot lock, " + settings.mode().label, hot.commands(), grants);
 
         report.heading("7. Fairness: one hot lock, 2 processes x " + settings.threads() + " threads, " + settings.mode().label
                 + " wake-up, " + settings.millis() + " ms, " + settings.waitMillis() / 1000 + " s wait; and the quick start's pattern");

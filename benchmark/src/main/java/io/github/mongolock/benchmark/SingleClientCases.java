@@ -46,7 +46,8 @@ final class SingleClientCases {
         void release(Object held);
     }
 
-    record Case(String key, String label, Cycle cycle) {
+    /** @param shortLabel the case in a chart's row, where the table's label would not fit */
+    record Case(String key, String label, String shortLabel, Cycle cycle) {
     }
 
     /**
@@ -82,7 +83,7 @@ final class SingleClientCases {
         Bson rawOwned = and(eq("_id", "limit"), eq("owner", rawOwner));
         Bson rawFree = combine(set("owner", null), set("holds", 0), inc("version", 1L));
         FindOneAndUpdateOptions upsert = new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
-        cases.add(new Case(LIMIT, "limit: raw driver findOneAndUpdate + updateOne", new Cycle() {
+        cases.add(new Case(LIMIT, "limit: raw driver findOneAndUpdate + updateOne", "limit (raw driver)", new Cycle() {
             @Override
             public Object acquire() {
                 return raw.findOneAndUpdate(rawFilter, rawTake, upsert);
@@ -102,7 +103,8 @@ final class SingleClientCases {
         MongoCollection<Document> same = db.getCollection("limit_mongolock_shape").withWriteConcern(WriteConcern.MAJORITY);
         String sameOwner = "host-1234-abcd:0123abcd:1";
         long[] version = {0};
-        cases.add(new Case("same-commands", "raw driver sending mongolock's exact commands", new Cycle() {
+        cases.add(new Case("same-commands", "raw driver sending mongolock's exact commands",
+                "raw driver, mongolock's commands", new Cycle() {
             @Override
             public Object acquire() {
                 Bson take = combine(set("owner", sameOwner), set("holds", 1),
@@ -124,7 +126,7 @@ final class SingleClientCases {
 
         // 2. ShedLock's provider as documented: collection "shedLock", majority write and read concern.
         MongoLockProvider shedLock = new MongoLockProvider(db);
-        cases.add(new Case(SHEDLOCK, "ShedLock 7.9.0 lock + unlock", new Cycle() {
+        cases.add(new Case(SHEDLOCK, "ShedLock 7.9.0 lock + unlock", "ShedLock 7.9.0", new Cycle() {
             @Override
             public Object acquire() {
                 return shedLock.lock(new LockConfiguration(ClockProvider.now(), "shedlock", Duration.ofSeconds(30),
@@ -143,12 +145,12 @@ final class SingleClientCases {
                     .collection("single_" + mode.name().toLowerCase(java.util.Locale.ROOT))).build();
             managers.add(manager);
             cases.add(new Case("mongolock-" + mode.name(), "mongolock acquire + close (" + mode.label + " wake-up)",
-                    sessionCycle(manager, "uncontended")));
+                    "mongolock, " + mode.label, sessionCycle(manager, "uncontended")));
         }
         MongoLockManager reentrant = managers.get(0); // the default configuration (push wake-up on)
         reentrantOuter = reentrant.acquire("reentrant");
         cases.add(new Case("reentrant", "mongolock re-entrant acquire + close (outer hold kept)",
-                sessionCycle(reentrant, "reentrant")));
+                "mongolock, re-entrant", sessionCycle(reentrant, "reentrant")));
     }
 
     private static Cycle sessionCycle(MongoLockManager manager, String name) {
