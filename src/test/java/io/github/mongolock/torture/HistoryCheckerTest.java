@@ -206,6 +206,12 @@ class HistoryCheckerTest {
         assertEquals(1, HistoryChecker.check(sections, List.of(), List.of(pause), EXACT, 0, true).pauseViolations());
         List<AcquireFailure> lostAnswer = List.of(new AcquireFailure("p", "a", "STORE", 50, 3150));
         assertEquals(0, HistoryChecker.check(sections, lostAnswer, List.of(pause), EXACT, 0, true).pauseViolations());
+        // A hand-over frozen mid-call: cleaned up after the pause, and its waiter timed out (CI rehearsal, token 132).
+        List<AcquireFailure> handOverLost = List.of(new AcquireFailure("p", "a", "TIMEOUT", 50, 3150));
+        assertEquals(0, HistoryChecker.check(sections, handOverLost, List.of(pause), EXACT, 0, true).pauseViolations());
+        List<AcquireFailure> timedOutBefore = List.of(new AcquireFailure("p", "a", "TIMEOUT", 10, 90));
+        assertEquals(1, HistoryChecker.check(sections, timedOutBefore, List.of(pause), EXACT, 0, true).pauseViolations(),
+                "an acquire that ended before the pause explains nothing");
     }
 
     @Test
