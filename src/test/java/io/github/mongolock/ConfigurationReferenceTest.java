@@ -82,8 +82,11 @@ class ConfigurationReferenceTest {
         }
     }
 
-    /** What the code says about one item: where it comes from, and its default if it has a fixed one. */
-    record InCode(String source, Optional<String> fixedDefault) {
+    /**
+     * What the code says about one item: where it is declared, where its default was read, and that default
+     * if it has a fixed one.
+     */
+    record InCode(String declaredIn, String defaultFrom, Optional<String> fixedDefault) {
     }
 
     @Test
@@ -98,9 +101,10 @@ class ConfigurationReferenceTest {
     void everyOverrideKeyIsDocumented() throws Exception {
         Map<String, InCode> keys = new LinkedHashMap<>();
         for (Map.Entry<String, String> member : stringConstants(cdiClass("LockedOperations")).entrySet()) {
-            String source = "LockedOperations." + member.getKey() + " (an override, none by default)";
+            String declaredIn = "LockedOperations (constant " + member.getKey() + ")";
             for (String scope : List.of("<class>/<method>/Locked/", "<class>/Locked/", "Locked/")) {
-                keys.put(scope + member.getValue(), new InCode(source, Optional.empty()));
+                keys.put(scope + member.getValue(), new InCode(declaredIn, "an override, unset unless configured",
+                        Optional.empty()));
             }
         }
         check(Kind.OVERRIDE, keys);
@@ -110,7 +114,7 @@ class ConfigurationReferenceTest {
     void everyLockedMemberIsDocumentedWithItsDefault() throws IOException {
         Map<String, InCode> members = new LinkedHashMap<>();
         for (Method member : Locked.class.getDeclaredMethods()) {
-            members.put(member.getName(), new InCode("@Locked." + member.getName() + "()",
+            members.put(member.getName(), new InCode("@Locked", "@Locked." + member.getName() + "() default",
                     Optional.ofNullable(member.getDefaultValue()).map(ConfigurationReferenceTest::render)));
         }
         check(Kind.LOCKED, members);
@@ -137,7 +141,7 @@ class ConfigurationReferenceTest {
                 source = "MongoLockManager.Builder (no default: neither MongoLockManager." + constant + " nor a field "
                         + method.getName() + ")";
             }
-            methods.put(signature(method), new InCode(source, fixed));
+            methods.put(signature(method), new InCode("MongoLockManager.Builder", source, fixed));
         }
         check(Kind.BUILDER, methods);
     }
@@ -228,7 +232,8 @@ class ConfigurationReferenceTest {
             Method accessor = component.getAccessor();
             accessor.setAccessible(true);
             Object value = accessor.invoke(defaults);
-            keys.put(key, new InCode(source + ", read from an empty configuration", literal(value)));
+            keys.put(key, new InCode("LockManagerSettings (constant " + constant.getKey() + ")",
+                    "LockManagerSettings." + component.getName() + "() read from an empty configuration", literal(value)));
         }
         return keys;
     }
@@ -247,7 +252,8 @@ class ConfigurationReferenceTest {
             }
             if (value.startsWith("mongolock.")) {
                 // A whole key such as the list of names: nothing is joined unless it is set.
-                keys.put(value, new InCode(source + " (unset: none)", Optional.empty()));
+                keys.put(value, new InCode("LeadershipSettings (constant " + constant.getKey() + ")", "unset unless configured",
+                        Optional.empty()));
                 continue;
             }
             Method getter;
@@ -258,9 +264,10 @@ class ConfigurationReferenceTest {
                         + "() to read its default from: add the getter, or adapt this test", missing);
             }
             Optional<String> fixed = literal(getter.invoke(LeadershipOptions.defaults()));
-            String from = source + ", default LeadershipOptions.defaults()." + getter.getName() + "()";
-            keys.put(prefix + value, new InCode(from, fixed));
-            keys.put(prefix + "<name>." + value, new InCode(from, fixed));
+            String declaredIn = "LeadershipSettings (constant " + constant.getKey() + ")";
+            String from = "LeadershipOptions.defaults()." + getter.getName() + "()";
+            keys.put(prefix + value, new InCode(declaredIn, from, fixed));
+            keys.put(prefix + "<name>." + value, new InCode(declaredIn, from, fixed));
         }
         return keys;
     }
@@ -273,8 +280,8 @@ class ConfigurationReferenceTest {
                 continue;
             }
             Method getter = type.getMethod(method.getName());
-            methods.put(signature(method), new InCode(type.getSimpleName() + ".defaults()." + method.getName() + "()",
-                    literal(getter.invoke(defaults))));
+            methods.put(signature(method), new InCode(type.getSimpleName(),
+                    type.getSimpleName() + ".defaults()." + method.getName() + "()", literal(getter.invoke(defaults))));
         }
         return methods;
     }
@@ -369,11 +376,11 @@ class ConfigurationReferenceTest {
         code.forEach((item, inCode) -> {
             Row row = documented.get(item);
             if (row == null) {
-                problems.add(kind.header + " " + item + " is in " + inCode.source() + " but not in " + REFERENCE
+                problems.add(kind.header + " " + item + " is in " + inCode.declaredIn() + " but not in " + REFERENCE
                         + ": add a row to a table whose first column is \"" + kind.header + "\"");
             } else if (!row.stated().equals(inCode.fixedDefault())) {
                 problems.add(kind.header + " " + item + ": " + row.where() + " gives the default " + describe(row.stated())
-                        + ", the code's is " + describe(inCode.fixedDefault()) + " (" + inCode.source() + "): "
+                        + ", the code's is " + describe(inCode.fixedDefault()) + " (" + inCode.defaultFrom() + "): "
                         + (inCode.fixedDefault().isPresent()
                         ? "start the default cell with `" + inCode.fixedDefault().get() + "`"
                         : "start the default cell with words, e.g. none"));
@@ -389,7 +396,7 @@ class ConfigurationReferenceTest {
     }
 
     private static String describe(Optional<String> stated) {
-        return stated.map(value -> "`" + value + "`").orElse("no fixed value (the cell starts with words)");
+        return stated.map(value -> "`" + value + "`").orElse("no fixed value");
     }
 
     private static void report(List<String> problems) {
