@@ -6,7 +6,10 @@
 (* With the fairness rules of docs/fairness.md: the queue of waiting       *)
 (* managers in the document (join, leave, head-only acquire of a free      *)
 (* lock, stale-head takeover) and the hand-over of a released lock to the  *)
-(* next acquisition of the same manager in one compare-and-set.            *)
+(* next acquisition of the same manager in one compare-and-set.  And the   *)
+(* release within a minimum hold (holdAtLeast, ReleaseKeeping): the lock   *)
+(* stays taken under a new lease id that nobody renews, until a waiter     *)
+(* takes it over, after a watch or when the server's clock says so.        *)
 (*                                                                         *)
 (* Java / MongoDB mapping: every action below says which call it stands    *)
 (* for.  "Filter" is the query part of a findOneAndUpdate / updateOne on   *)
@@ -59,12 +62,19 @@ CONSTANTS
                  \*   nor beat: the key other managers' waiters watch stays)
                  \* | "AbandonFirst" (after an unknown hand-over, the abandon of
                  \*   the new owner id before the release of the old acquisition)
+                 \* | "KeepBelieving" (a keeping release that does not end the
+                 \*   client's belief: isHeld() stays true until confirmedUntil)
+                 \* | "KeepKeepsKey" (a keeping release that increments neither
+                 \*   version nor beat: old watches run on across it)
     MaxId,       \* owner ids per client (recycled when unreferenced)
     WithQueue,   \* TRUE: waiters join the document's queue; a free lock with a
                  \* non-empty queue may be acquired only by its head
     WithLeave,   \* TRUE: a waiter may stop waiting (and leave the queue)
-    HandOverLost \* TRUE: every hand-over's request is given up at once (reply lost;
+    HandOverLost,\* TRUE: every hand-over's request is given up at once (reply lost;
                  \* applied now, later or never), using up one of MaxLost
+    Keepers      \* the clients that may release their last hold within a minimum
+                 \* hold (ReleaseKeeping; {}: none); a waiter's read may take such a
+                 \* kept lock at once (the server's clock says its minimum hold is over)
 
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ FastPath \in BOOLEAN /\ MaxForward <= FastMargin /\ FastLease >= Lease
@@ -72,8 +82,9 @@ ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Reacquire \in BOOLEAN
        /\ Clients \subseteq Nat \ {0}
        /\ Variant \in {"Correct", "IgnoreBeat", "NoMargin", "HandOverNoOwner",
-                       "HandOverKeepsKey", "AbandonFirst"}
+                       "HandOverKeepsKey", "AbandonFirst", "KeepBelieving", "KeepKeepsKey"}
        /\ WithQueue \in BOOLEAN /\ WithLeave \in BOOLEAN /\ HandOverLost \in BOOLEAN
+       /\ Keepers \subseteq Clients
 
 VARIABLES
     doc,         \* the lock document
@@ -93,6 +104,10 @@ vars == <<doc, rate, wall, cs, net, faults, handed, lastGranted, tokensOk, lateW
 
 Ids  == Clients \X (1..MaxId)
 NoId == <<0, 0>>          \* owner: null
+\* The lease id a keeping release writes.  Only ever compared for equality with the
+\* lease ids requests carry (renew, sync), and no request carries it (nobody renews a
+\* kept lock), so one value not in Ids is as good as a fresh id per keeping release.
+KeptLease == <<0, 1>>
 WallCap == FastLease + FastMargin + 1
 Threshold == IF Variant = "NoMargin" THEN Lease ELSE WaitFor
 
@@ -121,16 +136,22 @@ NoReq == Req("none", NoId, FALSE, FALSE, 0, 0)
 TakeoverReq(i, v, b, p) == [Req("Takeover", i, v, b, 0, Lease) EXCEPT !.pull = p]
 HandOverReq(i, o, v)    == [Req("HandOver", i, v, FALSE, 0, Lease) EXCEPT !.old = o]
 Kinds == {"Acquire", "Takeover", "HandOver", "Abandon", "Renew", "Reenter", "Release",
-          "ReleaseLast", "Sync"}
+          "ReleaseLast", "ReleaseKeeping", "Sync"}
 Requests == [kind : Kinds, id : Ids, ver : BOOLEAN, beat : BOOLEAN,
              holds : 0..MaxHolds, left : 0..Lease, old : Ids \cup {NoId},
              pull : Clients \cup {0}]
 
 IsGrant(r)        == r.kind \in {"Acquire", "Takeover", "HandOver"}
-SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew", "Reenter"}
-ChangesVersion(r) == r.kind # "Renew" /\ ~(r.kind = "HandOver" /\ Variant = "HandOverKeepsKey")
+SetsRenewedAt(r)  == r.kind \in {"Acquire", "Takeover", "HandOver", "Renew", "Reenter",
+                                 "ReleaseKeeping"}
+ChangesVersion(r) == /\ r.kind # "Renew"
+                     /\ ~(r.kind = "HandOver" /\ Variant = "HandOverKeepsKey")
+                     /\ ~(r.kind = "ReleaseKeeping" /\ Variant = "KeepKeepsKey")
 ChangesBeat(r)    == \/ r.kind \in {"Acquire", "Takeover", "Renew"}
                      \/ r.kind = "HandOver" /\ Variant # "HandOverKeepsKey"
+                     \/ r.kind = "ReleaseKeeping" /\ Variant # "KeepKeepsKey"
+\* Filters on {owner, version: v}.
+VersionKinds == {"Reenter", "Release", "ReleaseLast", "ReleaseKeeping"}
 
 (***************************************************************************)
 (* The queue of waiting managers (client numbers, in arrival order).       *)
@@ -144,9 +165,11 @@ SeenHead(d)   == IF d.holds = 0 THEN QHead(d.queue) ELSE 0
 (***************************************************************************)
 (* Client state.                                                           *)
 (*  mode  "Wait" (wants the lock), "Acq" (a grant or hand-over request    *)
-(*        out), "Abandon" (an Abandon out), "Hold", "Done" (released and   *)
-(*        wants no more, when Reacquire = FALSE; or stopped waiting),      *)
-(*        "Crashed"                                                        *)
+(*        out), "Abandon" (an Abandon out), "Hold", "Keeping" (released    *)
+(*        within a minimum hold: the keeping release, or its resync, out;  *)
+(*        cnt = 1 while a miss is still followed by resync and retry),     *)
+(*        "Done" (released and wants no more, when Reacquire = FALSE; or   *)
+(*        stopped waiting), "Crashed"                                      *)
 (*  att   owner id of the current attempt (NoId: none)                     *)
 (*  kset, kver, kbeat, khead, seen: the waiter has a key; its version /    *)
 (*        beat are still the document's; the queue head it saw on a free  *)
@@ -166,7 +189,7 @@ Idle == [mode |-> "Wait", att |-> NoId, kset |-> FALSE, kver |-> FALSE, kbeat |-
          khead |-> 0, seen |-> 0, cnt |-> 0, ver |-> FALSE, conf |-> 0, tok |-> 0,
          app |-> NoReq, ren |-> NoReq, nxt |-> NoReq]
 
-ClientState == [mode : {"Wait", "Acq", "Abandon", "Hold", "Done", "Crashed"},
+ClientState == [mode : {"Wait", "Acq", "Abandon", "Hold", "Keeping", "Done", "Crashed"},
                 att : Ids \cup {NoId},
                 kset : BOOLEAN, kver : BOOLEAN, kbeat : BOOLEAN, khead : Clients \cup {0},
                 seen : 0..WaitFor, cnt : 0..MaxHolds, ver : BOOLEAN, conf : 0..Lease,
@@ -174,8 +197,11 @@ ClientState == [mode : {"Wait", "Acq", "Abandon", "Hold", "Done", "Crashed"},
                 app : Requests \cup {NoReq}, ren : Requests \cup {NoReq},
                 nxt : Requests \cup {NoReq}]
 
-\* isHeld(): in state holding and local clock < confirmedUntil.
-IsHeld(c) == cs[c].mode = "Hold" /\ cs[c].conf > 0
+\* isHeld(): in state holding and local clock < confirmedUntil.  (Variant
+\* "KeepBelieving": also after a keeping release, until confirmedUntil.)
+IsHeld(c) == /\ \/ cs[c].mode = "Hold"
+                \/ cs[c].mode \in {"Keeping", "Done", "Wait"} /\ Variant = "KeepBelieving"
+             /\ cs[c].conf > 0
 
 (***************************************************************************)
 (* Fresh values (see the header).                                          *)
@@ -201,50 +227,57 @@ Dead(r) == [r EXCEPT !.ver = FALSE, !.beat = FALSE, !.holds = 0, !.left = 0, !.p
 HandOverMatches(r, d) == Variant = "HandOverNoOwner" \/ (d.owner = r.old /\ r.ver)
 
 \* A write incremented version (v) and/or beat (b) and/or moved the owner away from
-\* id gone: every remembered copy is stale.  To keep the state space small, what can
+\* id gone and/or (a keeping release) the lease id away from id lgone: every
+\* remembered copy is stale.  To keep the state space small, what can
 \* no longer matter is reset: a waiter's key that can never match again is dropped
 \* (its next read restarts the observation, as it would; only a takeover CAS doomed
 \* to fail is not sent), and so are the fields of a request that can never match.
-StaleReq(r, v, b, gone) ==
+StaleReq(r, v, b, gone, lgone) ==
     IF r = NoReq THEN r
     ELSE LET r1 == [r EXCEPT !.ver = @ /\ ~v, !.beat = @ /\ ~b]
          IN  IF   (r1.kind = "Takeover" /\ ~KeyAlive(r1.ver, r1.beat))
                 \/ (r1.kind = "HandOver" /\ ~r1.ver /\ Variant # "HandOverNoOwner")
-                \/ (r1.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r1.ver)
+                \/ (r1.kind \in VersionKinds /\ ~r1.ver)
                 \/ (~IsGrant(r1) /\ r1.id = gone)
+                \/ (r1.kind \in {"Renew", "Sync"} /\ r1.id = lgone)
              THEN Dead(r1)
              ELSE r1
 \* A holder's new request, in canonical form if it can never match (the holder does
 \* not know that; it learns it from the reply).
-HolderKinds == {"Renew", "Reenter", "Release", "ReleaseLast", "Sync"}
+HolderKinds == VersionKinds \cup {"Renew", "Sync"}
 Send(r, d) ==
     IF \/ r.kind \in HolderKinds
-          /\ (r.id # d.owner \/ (r.kind \in {"Reenter", "Release", "ReleaseLast"} /\ ~r.ver))
+          /\ \/ r.id # d.owner
+             \/ r.kind \in VersionKinds /\ ~r.ver
+             \/ r.kind \in {"Renew", "Sync"} /\ r.id # d.lease
        \/ r.kind = "HandOver" /\ ~HandOverMatches(r, d)
     THEN Dead(r) ELSE r
 
-\* Can request r (in its current form) still match in some later state?  A filter on
-\* owner matches again only while that id is the owner or a grant for it is in flight
-\* (gids: the ids of the grant requests that can still match).
-MayMatch(r, owner, gids) ==
+\* Can request r (in its current form) still match in some later state (d: the
+\* document now)?  A filter on owner (and lease id) matches again only while that id is
+\* the owner (and lease id) or a grant for it is in flight (gids: the ids of the grant
+\* requests that can still match).
+MayMatch(r, d, gids) ==
     CASE r.kind = "Acquire"  -> TRUE
       [] r.kind = "Takeover" -> KeyAlive(r.ver, r.beat)
       [] r.kind = "HandOver" -> Variant = "HandOverNoOwner" \/ r.ver
-      [] r.kind \in {"Reenter", "Release", "ReleaseLast"} -> r.ver
-      [] OTHER -> r.id = owner \/ r.id \in gids           \* Abandon, Renew, Sync
-LiveGrantIds(reqs) == {q.id : q \in {x \in reqs : IsGrant(x) /\ MayMatch(x, NoId, {})}}
+      [] r.kind \in VersionKinds -> r.ver
+      [] r.kind = "Abandon" -> r.id = d.owner \/ r.id \in gids
+      [] OTHER -> (r.id = d.owner /\ r.id = d.lease) \/ r.id \in gids  \* Renew, Sync
+LiveGrantIds(reqs) == {q.id : q \in {x \in reqs : IsGrant(x) /\ MayMatch(x, doc, {})}}
 SlotReqs(s) == {s.app, s.ren, s.nxt}
 \* The requests in net (nobody waits for them) that can still match; one that cannot
 \* is dropped: applying it later would change nothing but net (a step no fairness
 \* forces), and its ids become free for reuse.
-Keep(reqs, clients, owner) ==
+Keep(reqs, clients, d) ==
     LET gids == LiveGrantIds(reqs \cup UNION {SlotReqs(clients[x]) : x \in Clients})
-    IN  {q \in reqs : MayMatch(q, owner, gids)}
+    IN  {q \in reqs : MayMatch(q, d, gids)}
 
-StaleClient(s, v, b, gone) ==
+StaleClient(s, v, b, gone, lgone) ==
     LET s1 == [s EXCEPT !.kver = @ /\ ~v, !.kbeat = @ /\ ~b, !.ver = @ /\ ~v,
-                        !.app = StaleReq(@, v, b, gone), !.ren = StaleReq(@, v, b, gone),
-                        !.nxt = StaleReq(@, v, b, gone)]
+                        !.app = StaleReq(@, v, b, gone, lgone),
+                        !.ren = StaleReq(@, v, b, gone, lgone),
+                        !.nxt = StaleReq(@, v, b, gone, lgone)]
     IN  IF s1.kset /\ ~KeyAlive(s1.kver, s1.kbeat)
         THEN [s1 EXCEPT !.kset = FALSE, !.kver = FALSE, !.kbeat = FALSE, !.khead = 0,
                         !.seen = 0]
@@ -262,19 +295,30 @@ Matches(r) ==
       [] r.kind = "Abandon"  -> doc.owner = r.id                   \* {owner}
       [] r.kind = "Renew"    -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
       [] r.kind = "Sync"     -> doc.owner = r.id /\ doc.lease = r.id \* {owner, leaseId}
-      [] r.kind \in {"Reenter", "Release", "ReleaseLast"} ->
+      [] r.kind \in VersionKinds ->
                                 doc.owner = r.id /\ r.ver         \* {owner, version: v}
+\* (A kept document, kept: releasedAt set, has lease id KeptLease: Renew and Sync of
+\* its owner miss it; the owner's version-checked writes miss it as the keeping
+\* release moved version; only a grant (a takeover) or an Abandon of its owner id,
+\* which nobody sends for an id that was held, can match it.)
 
 \* The document after r matched (token not yet normalised; version and beat are
 \* incremented by invalidating every remembered copy, see Apply).  A free document's
 \* leaseId is cleared with its owner: every filter that tests leaseId tests owner too.
+\* kept (releasedAt set) is cleared by every grant ($unset) and, as a canonical form,
+\* when the lock is freed (Java leaves releasedAt on a free document, where no one
+\* reads it: only holds > 0 counts, and only a grant, which unsets it, makes holds > 0).
 Updated(r) ==
     CASE IsGrant(r) ->    \* owner, leaseId := new; holds := 1; version, token, beat + 1;
-                          \* $pullAll queue [me] (a takeover: [me, the stale head])
+                          \* $pullAll queue [me] (a takeover: [me, the stale head]);
+                          \* $unset releasedAt
              [doc EXCEPT !.owner = r.id, !.lease = r.id, !.holds = 1, !.token = @ + 1,
-                         !.queue = Without(@, {r.id[1], r.pull})]
+                         !.queue = Without(@, {r.id[1], r.pull}), !.kept = FALSE]
       [] r.kind \in {"Abandon", "ReleaseLast"} ->  \* owner := null, holds := 0, version + 1
-             [doc EXCEPT !.owner = NoId, !.lease = NoId, !.holds = 0]
+             [doc EXCEPT !.owner = NoId, !.lease = NoId, !.holds = 0, !.kept = FALSE]
+      [] r.kind = "ReleaseKeeping" ->  \* holds := 1, leaseId := new, leaseMs := time left,
+                                       \* version + 1, beat + 1, renewedAt, releasedAt := now
+             [doc EXCEPT !.holds = 1, !.lease = KeptLease, !.kept = TRUE]
       [] r.kind = "Renew"   -> doc                                         \* beat + 1
       [] r.kind = "Reenter" -> [doc EXCEPT !.holds = @ + 1]                \* version + 1
       [] r.kind = "Release" -> [doc EXCEPT !.holds = @ - 1]                \* version + 1
@@ -288,6 +332,13 @@ Updated(r) ==
 SyncFor(s, d) == Send(Req("Sync", s.att, FALSE, FALSE, s.cnt, 0), d)
 Lost(s) == [s EXCEPT !.mode = "Wait", !.att = NoId, !.cnt = 0, !.ver = FALSE, !.conf = 0, !.tok = 0]
 Current(s, r, md) == s.mode = md /\ s.att = r.id
+\* The keeping release is over (applied, or given up, or the lock was not ours any
+\* more): the client is released locally, as after ReleaseLast (it stopped believing
+\* before the send; Variant "KeepBelieving": it keeps its confirmedUntil and token).
+KeepDone(s) ==
+    [(IF Variant = "KeepBelieving"
+      THEN [s EXCEPT !.att = NoId, !.cnt = 0, !.ver = FALSE] ELSE Lost(s))
+     EXCEPT !.mode = IF Reacquire THEN "Wait" ELSE "Done", !.app = NoReq]
 
 Reply(s, r, m, d) ==
     CASE IsGrant(r) ->
@@ -311,10 +362,18 @@ Reply(s, r, m, d) ==
            IF ~Current(s, r, "Hold") THEN s
            ELSE IF m THEN [s EXCEPT !.ver = TRUE]
            ELSE [s EXCEPT !.app = SyncFor(s, d)]
-      [] r.kind = "Sync" ->
+      [] r.kind = "Sync" /\ s.mode = "Keeping" ->   \* the resync after a keeping miss
+           IF ~Current(s, r, "Keeping") THEN s
+           ELSE IF m THEN [s EXCEPT !.app = Send(Req("ReleaseKeeping", s.att, TRUE, FALSE, 0, 0), d)]
+           ELSE KeepDone(s)                         \* not ours any more
+      [] r.kind = "Sync" /\ s.mode # "Keeping" ->
            IF ~Current(s, r, "Hold") THEN s
            ELSE IF m THEN [s EXCEPT !.ver = TRUE]   \* new version from the before-image
            ELSE Lost(s)
+      [] r.kind = "ReleaseKeeping" ->  \* a miss: resync (holds: 1), then keep once more
+           IF ~Current(s, r, "Keeping") THEN s
+           ELSE IF m \/ s.cnt = 0 THEN KeepDone(s)
+           ELSE [s EXCEPT !.cnt = 0, !.app = Send(Req("Sync", s.att, FALSE, FALSE, 1, 0), d)]
       [] r.kind = "ReleaseLast" ->  \* then the abandon held back in nxt, if any
            IF s.mode = "Abandon" /\ s.nxt # NoReq
            THEN [s EXCEPT !.app = s.nxt, !.nxt = NoReq]
@@ -333,12 +392,13 @@ Apply(r, c, slot) ==
         b     == m /\ ChangesBeat(r)
         gone  == IF m /\ (IsGrant(r) \/ r.kind \in {"Abandon", "ReleaseLast"})
                  THEN doc.owner ELSE NoId
-        csv   == [x \in Clients |-> StaleClient(cs[x], v, b, gone)]
+        lgone == IF m /\ r.kind = "ReleaseKeeping" THEN doc.lease ELSE NoId
+        csv   == [x \in Clients |-> StaleClient(cs[x], v, b, gone, lgone)]
         s0    == CASE slot = "app" -> [csv[c] EXCEPT !.app = NoReq]
                    [] slot = "ren" -> [csv[c] EXCEPT !.ren = NoReq]
                    [] OTHER        -> csv[c]
         cs1   == IF slot = "net" THEN csv ELSE [csv EXCEPT ![c] = Reply(s0, r, m, d1)]
-        hold1 == {x \in Clients : cs1[x].mode = "Hold"}
+        hold1 == {x \in Clients : cs1[x].tok > 0}   \* holders (and, "KeepBelieving", keepers)
         toks  == {d1.token} \cup {cs1[x].tok : x \in hold1}
         Rank(t) == IF grant THEN Cardinality({u \in toks : u <= t}) ELSE t
     IN  /\ doc' = [d1 EXCEPT !.token = Rank(@)]
@@ -351,8 +411,8 @@ Apply(r, c, slot) ==
                                    \/ (m /\ r.kind = "HandOver"
                                         /\ ~(r.old = doc.owner /\ r.old = doc.lease)))
         /\ wall' = IF m /\ SetsRenewedAt(r) THEN [age |-> 0, fwd |-> 0] ELSE wall
-        /\ net' = Keep({StaleReq(q, v, b, gone) : q \in IF slot = "net" THEN net \ {r} ELSE net},
-                       cs1, d1.owner)
+        /\ net' = Keep({StaleReq(q, v, b, gone, lgone) : q \in IF slot = "net" THEN net \ {r} ELSE net},
+                       cs1, d1)
         /\ UNCHANGED <<rate, faults, handed>>
 
 \* The server applies the request the application thread waits for.
@@ -369,6 +429,12 @@ ApplyLate == \E r \in net : Apply(r, CHOOSE c \in Clients : TRUE, "net")
 FreeFor(c) == doc.holds = 0 /\ QHead(doc.queue) \in {0, c}
 \* Does c's read make it join the queue: it must wait, and it is not in the queue.
 Joins(c) == WithQueue /\ ~FreeFor(c) /\ ~InQueue(doc.queue, c)
+\* May the read's answer say "take it now" for a kept lock (Java: sighting()'s
+\* endedLongAgo, set when the aggregation's $$NOW >= releasedAt + leaseMs)?  The
+\* server's clock is arbitrary here (any step, any rate): whatever it says, nobody
+\* believes it holds a kept lock, so every answer must be safe.  So the model lets
+\* every read of a kept document answer either way, which covers every server clock.
+KeptOver == doc.kept
 
 \* Java: findOne({_id}) (plus the server's $$NOW for the fast path); when free and
 \* the queue empty or headed by this manager, findOneAndUpdate({_id, holds: 0,
@@ -398,11 +464,16 @@ Read(c) ==
               cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
                         !.kver = FALSE, !.kbeat = FALSE, !.khead = 0, !.seen = 0,
                         !.app = TakeoverReq(a, TRUE, TRUE, h)]]
-         [] s.kset /\ s.kver /\ s.kbeat /\ s.khead = h ->
-              UNCHANGED cs                                     \* same key: keep seenAt
-         [] OTHER ->                                           \* new key: restart
-              cs' = [cs EXCEPT ![c] = [s EXCEPT !.kset = TRUE, !.kver = TRUE,
-                        !.kbeat = TRUE, !.khead = h, !.seen = 0]]
+         [] OTHER ->
+              \/ /\ KeptOver        \* a kept lock whose minimum hold is over by the
+                                     \* server's clock: the same CAS at once
+                 /\ cs' = [cs EXCEPT ![c] = [s EXCEPT !.mode = "Acq", !.att = a, !.kset = FALSE,
+                           !.kver = FALSE, !.kbeat = FALSE, !.khead = 0, !.seen = 0,
+                           !.app = TakeoverReq(a, TRUE, TRUE, h)]]
+              \/ IF s.kset /\ s.kver /\ s.kbeat /\ s.khead = h
+                 THEN UNCHANGED cs                             \* same key: keep seenAt
+                 ELSE cs' = [cs EXCEPT ![c] = [s EXCEPT !.kset = TRUE, !.kver = TRUE,
+                               !.kbeat = TRUE, !.khead = h, !.seen = 0]]   \* new key: restart
     /\ UNCHANGED <<rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
 \* Java: the key (version, beat; for a free lock also the queue head) unchanged for
@@ -466,6 +537,32 @@ Release(c) ==
                                      !.app = Send(Req("ReleaseLast", s.att, s.ver, FALSE, 0, 0), doc)]]
     /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
+\* Java: the last release (OwnedLocks.changeHolds to 0) while the acquisition's minimum
+\* hold (holdAtLeast, HeldLock.holdUntilNanos) is not over: releaseKeeping,
+\* updateOne({_id, owner, version: v}, {$set: {holds: 1, leaseId: new, leaseMs: time
+\* left}, $inc: {version: 1, beat: 1}, $currentDate: {renewedAt, releasedAt}}), sent
+\* after the client stopped believing (the session is closed first; the manager's own
+\* next caller acquires afresh like any other).  The lock stays taken under a lease id
+\* nobody renews (a renewal in flight misses it) until a waiter takes it over: after
+\* watching it unchanged for its leaseMs + 3 % on its own clock, or at once when the
+\* server's clock says releasedAt + leaseMs has passed (KeptOver).  A miss: resync
+\* findOneAndUpdate({_id, owner, leaseId}, {holds: 1, $inc: {version}}) and, if that
+\* matched, the keeping release once more from the new version (Java sends a plain
+\* release instead if the minimum hold ran out meanwhile: ReleaseLast's case).  A
+\* store failure (given up): nothing more is sent; the lease runs out.  The model has
+\* no minimum hold to measure (leaseMs, WaitFor as for any lease): any last release may
+\* be a keeping one, and the kept lease is watched for WaitFor like any other.
+\* Variant "KeepBelieving": the client's belief is not ended by the release, only by
+\* the end of its confirmed lease (it keeps confirmedUntil and its token).
+ReleaseKeeping(c) ==
+    LET s  == cs[c]
+        s1 == IF Variant = "KeepBelieving" THEN s ELSE Lost(s)
+    IN
+    /\ c \in Keepers /\ s.mode = "Hold" /\ s.app = NoReq /\ s.cnt = 1
+    /\ cs' = [cs EXCEPT ![c] = [s1 EXCEPT !.mode = "Keeping", !.att = s.att, !.cnt = 1,
+                 !.ver = FALSE, !.app = Send(Req("ReleaseKeeping", s.att, s.ver, FALSE, 0, 0), doc)]]
+    /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
+
 (***************************************************************************)
 (* Faults (bounded by MaxCrashes and MaxLost).                            *)
 (***************************************************************************)
@@ -486,6 +583,8 @@ Release(c) ==
 \*                          {holds: localCount, $inc: {version: 1}}, BEFORE)
 \*   abandon unknown     -> back to waiting (a later attempt uses a new id)
 \*   renew unknown       -> nothing confirmed
+\*   keeping release or its resync unknown -> nothing more (lastReleaseFailed: the
+\*                          lock frees itself when its lease runs out)
 CleanUp(s, r) ==                   \* after the hand-over r was given up
     LET ab == Req("Abandon", r.id, FALSE, FALSE, 0, 0)
         rl == Send(Req("ReleaseLast", r.old, r.ver, FALSE, 0, 0), doc)
@@ -498,6 +597,7 @@ CleanUp(s, r) ==                   \* after the hand-over r was given up
 
 FollowUp(s, r) ==
     CASE r.kind = "HandOver" /\ Current(s, r, "Acq") -> CleanUp(s, r)
+      [] Current(s, r, "Keeping") -> KeepDone(s)
       [] r.kind = "ReleaseLast" /\ s.mode = "Abandon" /\ s.nxt # NoReq ->
              [s EXCEPT !.mode = "Wait", !.att = NoId, !.app = NoReq, !.nxt = NoReq]
       [] IsGrant(r) /\ r.kind # "HandOver" /\ Current(s, r, "Acq") ->
@@ -510,14 +610,14 @@ FollowUp(s, r) ==
 
 GiveUpApp(c) ==
     /\ faults.lost < MaxLost /\ cs[c].app # NoReq
-    /\ net' = Keep(net \cup {cs[c].app}, cs, doc.owner)
+    /\ net' = Keep(net \cup {cs[c].app}, cs, doc)
     /\ cs' = [cs EXCEPT ![c] = FollowUp(cs[c], cs[c].app)]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
     /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
 
 GiveUpRen(c) ==
     /\ faults.lost < MaxLost /\ cs[c].ren # NoReq
-    /\ net' = Keep(net \cup {cs[c].ren}, cs, doc.owner)
+    /\ net' = Keep(net \cup {cs[c].ren}, cs, doc)
     /\ cs' = [cs EXCEPT ![c].ren = NoReq]
     /\ faults' = [faults EXCEPT !.lost = @ + 1]
     /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
@@ -525,7 +625,7 @@ GiveUpRen(c) ==
 \* The process dies; its requests in flight may still land; its queue entry stays.
 Crash(c) ==
     /\ faults.crash < MaxCrashes /\ cs[c].mode \notin {"Crashed", "Done"}
-    /\ net' = Keep(net \cup ({cs[c].app, cs[c].ren} \ {NoReq}), cs, doc.owner)
+    /\ net' = Keep(net \cup ({cs[c].app, cs[c].ren} \ {NoReq}), cs, doc)
     /\ cs' = [cs EXCEPT ![c] = [Idle EXCEPT !.mode = "Crashed"]]
     /\ faults' = [faults EXCEPT !.crash = @ + 1]
     /\ UNCHANGED <<doc, rate, wall, handed, lastGranted, tokensOk, lateWrite>>
@@ -562,7 +662,7 @@ HandOver(c) ==
     /\ handed' = handed + 1
     /\ IF HandOverLost
        THEN /\ faults.lost < MaxLost
-            /\ net' = Keep(net \cup {r}, [cs EXCEPT ![c] = s1], doc.owner)
+            /\ net' = Keep(net \cup {r}, [cs EXCEPT ![c] = s1], doc)
             /\ cs' = [cs EXCEPT ![c] = FollowUp(s1, r)]
             /\ faults' = [faults EXCEPT !.lost = @ + 1]
        ELSE /\ cs' = [cs EXCEPT ![c] = s1]
@@ -604,7 +704,8 @@ WallBackward ==
 (* The specification.                                                      *)
 (***************************************************************************)
 Init ==
-    /\ doc = [owner |-> NoId, lease |-> NoId, holds |-> 0, token |-> 0, queue |-> <<>>]
+    /\ doc = [owner |-> NoId, lease |-> NoId, holds |-> 0, token |-> 0, queue |-> <<>>,
+              kept |-> FALSE]
     /\ rate \in [Clients -> Rates]
     /\ wall = [age |-> 0, fwd |-> 0]
     /\ cs = [c \in Clients |-> Idle]
@@ -619,7 +720,7 @@ Next ==
     \/ Tick \/ WallForward \/ WallBackward \/ ApplyLate
     \/ \E c \in Clients :
           \/ Read(c) \/ Takeover(c) \/ Leave(c)
-          \/ Renew(c) \/ Reenter(c) \/ Release(c) \/ HandOver(c)
+          \/ Renew(c) \/ Reenter(c) \/ Release(c) \/ ReleaseKeeping(c) \/ HandOver(c)
           \/ ApplyApp(c) \/ ApplyRen(c) \/ GiveUpApp(c) \/ GiveUpRen(c) \/ Crash(c)
 
 \* Time does not stop, the server keeps applying what live clients wait for, and
@@ -648,7 +749,7 @@ ServerStep ==
                          \/ (cs[c].ren # NoReq /\ cs'[c].ren = NoReq)
 \* Read(c) would only confirm the key c has (a stuttering step).
 SameKey(c) ==
-    /\ ~FreeFor(c) /\ ~Joins(c) /\ ~(FastPath /\ wall.age > FastLease + FastMargin)
+    /\ ~FreeFor(c) /\ ~Joins(c) /\ ~(FastPath /\ wall.age > FastLease + FastMargin) /\ ~KeptOver
     /\ cs[c].kset /\ cs[c].kver /\ cs[c].kbeat /\ cs[c].khead = SeenHead(doc)
 WaiterCanWork ==
     \E c \in Clients : /\ cs[c].mode = "Wait" /\ cs[c].app = NoReq
@@ -676,8 +777,9 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* Properties.                                                             *)
 (***************************************************************************)
 TypeOK ==
-    /\ doc \in [owner : Ids \cup {NoId}, lease : Ids \cup {NoId}, holds : 0..MaxHolds,
-                token : 0..(Cardinality(Clients) + 1), queue : Seq(Clients)]
+    /\ doc \in [owner : Ids \cup {NoId}, lease : Ids \cup {NoId, KeptLease}, holds : 0..MaxHolds,
+                token : 0..(Cardinality(Clients) + 1), queue : Seq(Clients), kept : BOOLEAN]
+    /\ doc.kept => doc.holds = 1 /\ doc.lease = KeptLease /\ Keepers # {}
     /\ \A i, j \in DOMAIN doc.queue : i # j => doc.queue[i] # doc.queue[j]
     /\ wall \in [age : 0..WallCap, fwd : 0..MaxForward]
     /\ cs \in [Clients -> ClientState]
@@ -711,6 +813,8 @@ NoLateWrite == ~lateWrite
 \* takeover after a watch period.  A crash, a lost release and a grant that lands after
 \* its abandon missed all leave one by design, so this is required only while every
 \* request given up was a hand-over given up at once (HandOverLost) and nobody crashed.
+\* A kept lock (released within its minimum hold) is one nobody renews by design, and so
+\* is the lock while its keeping release (or the resync after a miss) is out.
 CanFree(r) == /\ r.id = doc.owner
               /\ \/ r.kind = "Abandon"
                  \/ r.kind = "ReleaseLast" /\ r.ver
@@ -719,8 +823,8 @@ PassesOn(c) == /\ cs[c].mode = "Acq" /\ cs[c].app.kind = "HandOver"
 OnlyHandOversLost ==
     faults.crash = 0 /\ faults.lost = (IF HandOverLost THEN handed ELSE 0)
 NoOrphanLock ==
-    OnlyHandOversLost /\ doc.holds > 0 =>
-        \/ \E c \in Clients : \/ cs[c].mode = "Hold" /\ cs[c].att = doc.owner
+    OnlyHandOversLost /\ doc.holds > 0 /\ ~doc.kept =>
+        \/ \E c \in Clients : \/ cs[c].mode \in {"Hold", "Keeping"} /\ cs[c].att = doc.owner
                              \/ PassesOn(c) \/ CanFree(cs[c].app) \/ CanFree(cs[c].nxt)
         \/ \E r \in net : CanFree(r)
 

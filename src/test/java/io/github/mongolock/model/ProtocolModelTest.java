@@ -29,15 +29,17 @@ import org.junit.jupiter.api.Test;
  * build log. A run is killed, and the test fails, after {@link #TIMEOUT}.
  *
  * <ul>
- *   <li>{@code MongoLock.cfg}, the protocol as specified, with the queue of waiting managers and
- *       a hand-over (docs/fairness.md): TLC must check the whole state space, the invariants and
- *       the liveness property, and find nothing.
+ *   <li>{@code MongoLock.cfg}, the protocol as specified, with the queue of waiting managers, a
+ *       hand-over (docs/fairness.md) and releases within a minimum hold: TLC must check the whole
+ *       state space, the invariants and the liveness property, and find nothing.
  *   <li>{@code MongoLockLate.cfg} (a lost reply or a late write instead of a crash, the hand-over's
  *       included) and {@code MongoLockFast.cfg} (the wall-clock fast path with clock steps),
  *       invariants only: TLC must find nothing. They are kept apart because together, and with
  *       the liveness check, the state space grows past what a build can afford.
  *   <li>{@code MongoLockBroken.cfg}, the takeover's compare-and-set without the renewal counter,
- *       and {@code MongoLockBrokenHandOver.cfg}, a hand-over that moves neither version nor beat:
+ *       {@code MongoLockBrokenHandOver.cfg}, a hand-over that moves neither version nor beat, and
+ *       {@code MongoLockBrokenKeep.cfg}, a release within a minimum hold that leaves its client
+ *       believing until its lease ends (so the server-clock take of the kept lock overlaps it):
  *       TLC must report that {@code AtMostOneBeliever} is violated, by name. Any other failure
  *       (a parse error, another invariant, a crash) fails the test.
  * </ul>
@@ -83,6 +85,11 @@ class ProtocolModelTest {
     @Test
     void handOverLeavingTheWatchedKeyLetsAnotherManagersWaiterTakeOverFromTheNewHolder() {
         assertViolated(runTlc("MongoLockBrokenHandOver.cfg"), "AtMostOneBeliever");
+    }
+
+    @Test
+    void keptLockTakenByTheServersClockWhileItsReleaserStillBelievesGivesTwoBelievers() {
+        assertViolated(runTlc("MongoLockBrokenKeep.cfg"), "AtMostOneBeliever");
     }
 
     private static void assertViolated(TlcRun run, String invariant) {

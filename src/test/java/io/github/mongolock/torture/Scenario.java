@@ -106,6 +106,15 @@ enum Scenario {
                 new ClockStep(Duration.ZERO, ClockStep.Kill.NONE));
     }
 
+    /**
+     * This scenario's time: the configuration's, and half as much again for {@link #MIXED}, whose round of
+     * an outage, a pause (2 leases each) and a kill with connection chaos between them would otherwise not
+     * fit into the short run's fault window on a loaded machine.
+     */
+    Duration time(TortureConfig config) {
+        return this == MIXED ? config.scenarioTime().multipliedBy(3).dividedBy(2) : config.scenarioTime();
+    }
+
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
     boolean hasNetworkFaults() {
         return this == CUT || this == OUTAGE || this == MIXED || this == LEADER;

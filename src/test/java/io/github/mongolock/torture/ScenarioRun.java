@@ -68,8 +68,8 @@ final class ScenarioRun {
         createDirectory();
         ConnectionString target = new ConnectionString(mongo.uri());
         String[] hostPort = target.getHosts().get(0).split(":");
-        long deadline = begin + STARTUP.toNanos() + config.scenarioTime().toNanos();
-        long faultsUntil = begin + STARTUP.toNanos() + (long) (config.scenarioTime().toNanos() * config.faultShare());
+        long deadline = begin + STARTUP.toNanos() + scenario.time(config).toNanos();
+        long faultWindow = (long) (scenario.time(config).toNanos() * config.faultShare());
         try (TcpProxy proxy = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017)) {
             String proxied = "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true&heartbeatFrequencyMS=500";
             WorkerSettings template = new WorkerSettings(proxied, database, "", config.threads(), config.locks(),
@@ -85,6 +85,9 @@ final class ScenarioRun {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
                             + "; see the .console files in " + directory);
                 }
+                // The fault window opens when the workers are ready: JVMs slow to start on a loaded machine
+                // must not eat it (their deadline, fixed at launch, still ends the scenario).
+                long faultsUntil = Math.min(System.nanoTime() + faultWindow, deadline - Duration.ofSeconds(1).toNanos());
                 inject(faults, faultsUntil, deadline, mongo);
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
@@ -179,23 +182,24 @@ final class ScenarioRun {
                 }
             }
             case MIXED -> {
-                // Connection chaos between the faults, in shorter phases than the gap: on a loaded machine
-                // a round of the three faults could otherwise outlast the fault window, and a pause or an
-                // outage that ends after the workers' deadline leaves nobody to take a lock after it.
+                // Connection chaos between the faults, in shorter phases than the gap. The faults that must
+                // end before the workers' deadline (an outage, then a pause: nobody would be left to take a
+                // lock after them) come first in each round and the kill, which fits anywhere, last: on a
+                // loaded machine the kill-first order fitted only two of the three into the short run's window.
                 Duration chaos = gap.dividedBy(2);
                 long spare = Duration.ofSeconds(1).toNanos();
                 while (before(until)) {
                     faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
-                    if (before(until)) {
-                        faults.killHolder();
+                    if (before(deadline - outage.toNanos() - spare)) {
+                        faults.outage(outage);
                     }
                     faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
                     if (before(deadline - pause.toNanos() - spare)) {
                         faults.pauseHolder(pause);
                     }
                     faults.cutConnections(System.nanoTime() + chaos.toNanos(), maxStall);
-                    if (before(deadline - outage.toNanos() - spare)) {
-                        faults.outage(outage);
+                    if (before(until)) {
+                        faults.killHolder();
                     }
                 }
             }
