@@ -42,7 +42,7 @@ final class FaultInjector {
     private final List<String> lockNames;
     private final Duration recoveryTimeout;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
-    private int networkFaults;
+    private final List<NetworkFault> networkFaults = Collections.synchronizedList(new ArrayList<>());
     /** The clock step in force, recorded once the next one is written: {offset ms, written, surely followed}. */
     private long[] clockStep;
     private long previousOffsetMillis;
@@ -67,7 +67,12 @@ final class FaultInjector {
 
     /** Connections reset or stalled by {@link #cutConnections}. */
     int networkFaults() {
-        return networkFaults;
+        return networkFaults.size();
+    }
+
+    /** Those resets and stalls, for the timeline. */
+    List<NetworkFault> networkFaultEvents() {
+        return List.copyOf(networkFaults);
     }
 
     /**
@@ -134,10 +139,16 @@ final class FaultInjector {
     void cutConnections(long untilNanos, Duration maxStall) {
         while (untilNanos - System.nanoTime() > 0) {
             sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(250)));
-            boolean hit = random.nextBoolean() ? proxy.cutRandom(random)
-                    : proxy.stallRandom(random, Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis())));
-            if (hit) {
-                networkFaults++;
+            long at = System.nanoTime();
+            if (random.nextBoolean()) {
+                if (proxy.cutRandom(random)) {
+                    networkFaults.add(new NetworkFault(NetworkFault.Kind.CUT, at, at));
+                }
+            } else {
+                Duration stall = Duration.ofMillis(50 + random.nextInt((int) maxStall.toMillis()));
+                if (proxy.stallRandom(random, stall)) {
+                    networkFaults.add(new NetworkFault(NetworkFault.Kind.STALL, at, at + stall.toNanos()));
+                }
             }
         }
     }

@@ -112,8 +112,17 @@ final class ScenarioRun {
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
-                return new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
+                ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size());
+                List<String> processes = fleet.all().stream().map(WorkerProcess::name).toList();
+                String title = "Torture timeline: " + scenario.title() + " (" + scenario.name() + ", " + config.name() + " run)";
+                TimelineWriter.writeAndReport(directory, scenario == Scenario.LEADER
+                        ? Timeline.ofElection(title, begin, processes, WorkerSettings.ELECTION, LeaderHistory.merge(elections),
+                                faults.events(), faults.networkFaultEvents(), TimelineWriter.verdict(result))
+                        : Timeline.ofSections(title, begin, processes, lockNames, sections, faults.events(),
+                                faults.networkFaultEvents(), LifecycleHistory.merge(lifecycles).closes(),
+                                TimelineWriter.verdict(result)));
+                return result;
             }
         }
     }
