@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>The guarantee.</b> {@link Leadership#isLeader()} is true only while the lock is held with a
  * confirmed lease, evaluated at each call; it turns false when the lease ends unconfirmed, which is
- * before any other candidate can take the lock over (README, "Leases and renewal"). So two candidates
+ * before any other candidate can take the lock over (docs/protocol.md, "Leases and renewal"). So two candidates
  * never answer {@code true} at the same instant, as long as machine clocks run at nearly the same rate.
  * {@link LeadershipListener#revoked} is delivered when the lease ends; it is a notification, delivered
  * on a thread that may be late, so fence the leader's work with the term.

@@ -24,7 +24,7 @@ public interface Leadership extends AutoCloseable {
      * Whether this candidate is leader now: it holds the election's lock and the lease is confirmed
      * ({@link LockSession#isHeld()}), evaluated at the call, never a cached flag. A {@code true} answer
      * means no other candidate can be leader at that instant (assuming machine clocks run at nearly
-     * the same rate, see README "Leases and renewal"). Turns false when the lease ends unconfirmed,
+     * the same rate, see docs/protocol.md, "Leases and renewal"). Turns false when the lease ends unconfirmed,
      * before another candidate can take the lock over, and after {@link #stepDown()} or {@link #close()}.
      */
     boolean isLeader();

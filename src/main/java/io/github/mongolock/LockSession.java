@@ -23,7 +23,7 @@ public interface LockSession extends AutoCloseable {
     /**
      * A number that grows with every fresh acquisition of this name, by any owner, and stays the
      * same when the owner re-enters. Pass it to the resource you protect so it can refuse writes
-     * from a holder whose lease has been taken over (see README, "Fencing tokens").
+     * from a holder whose lease has been taken over (see docs/jobs-and-leaders.md, "Fencing tokens").
      */
     long fencingToken();
 

@@ -28,7 +28,7 @@ import java.lang.annotation.Target;
  * unknown template reference, {@link OnBusy#SKIP} on a method that cannot return "nothing" or a lease
  * loss policy that does not fit the return type stops the deployment with a message naming the method.
  * Wait, lease and minimum hold times can be overridden per method or class through MicroProfile
- * Config (see the README, "CDI integration").
+ * Config (see docs/configuration.md, "CDI: per-method and per-class overrides").
  *
  * <p>The lock belongs to the call: nested {@code @Locked} calls with the same name made while the
  * method runs (on its thread) re-enter; any other call waits or is skipped, even a later one on the

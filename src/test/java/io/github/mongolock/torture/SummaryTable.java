@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** Renders scenario results as the Markdown table the README and the test output show. */
+/** Renders scenario results as the Markdown table docs/torture.md and the test output show. */
 final class SummaryTable {
 
     private SummaryTable() {
