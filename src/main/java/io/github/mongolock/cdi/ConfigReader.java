@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 
@@ -18,14 +19,30 @@ import org.eclipse.microprofile.config.Config;
  */
 final class ConfigReader {
 
+    /** Null for {@link #none()}. */
     private final Config config;
 
     ConfigReader(Config config) {
-        this.config = config;
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    private ConfigReader() {
+        this.config = null;
+    }
+
+    /**
+     * A reader that finds no key: checks what the annotations say alone, where the configuration is only known
+     * later (a Quarkus build, whose application reads its configuration when it starts).
+     */
+    static ConfigReader none() {
+        return new ConfigReader();
     }
 
     /** The value of {@code key}; empty when unset or empty (MicroProfile Config treats both alike). */
     Optional<String> text(String key, List<String> problems) {
+        if (config == null) {
+            return Optional.empty();
+        }
         try {
             return config.getOptionalValue(key, String.class).map(String::strip).filter(value -> !value.isEmpty());
         } catch (IllegalArgumentException | NoSuchElementException unreadable) {
@@ -37,6 +54,9 @@ final class ConfigReader {
     /** Every key the configuration can list (environment variables only under their own spelling). */
     List<String> keys(List<String> problems) {
         List<String> keys = new ArrayList<>();
+        if (config == null) {
+            return keys;
+        }
         try {
             config.getPropertyNames().forEach(keys::add);
         } catch (RuntimeException unreadable) {
