@@ -83,6 +83,8 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
     void close() {
         events.mute();
         delegate.close();
+        System.getLogger(ApplicationLockManager.class.getName()).log(System.Logger.Level.INFO,
+                "mongolock LockManager closed: instance " + delegate.instanceId());
         if (metrics instanceof AutoCloseable instruments) {
             try {
                 instruments.close(); // its gauges' callbacks would outlive a redeployed application

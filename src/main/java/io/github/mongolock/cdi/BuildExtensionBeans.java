@@ -7,10 +7,6 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.build.compatible.spi.Parameters;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticBeanCreator;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticBeanDisposer;
-import jakarta.enterprise.inject.build.compatible.spi.SyntheticObserver;
-import jakarta.enterprise.inject.spi.Bean;
-import jakarta.enterprise.inject.spi.CDI;
-import jakarta.enterprise.inject.spi.EventContext;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,18 +14,13 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The run-time half of {@link MongoLockBuildExtension}: the creators and disposers of its synthetic beans and
- * its startup and shutdown observers, which the container instantiates by their public constructors.
+ * which the container instantiates by their public constructors.
  */
 final class BuildExtensionBeans {
 
     private static final System.Logger LOG = System.getLogger(BuildExtensionBeans.class.getName());
 
     private BuildExtensionBeans() {
-    }
-
-    /** Picks mongolock's own beans: the build-compatible extension registers them with these implementation classes. */
-    static boolean registered(Bean<?> bean) {
-        return bean.getBeanClass() == ApplicationLockManager.class || bean.getBeanClass() == Leaderships.class;
     }
 
     /**
@@ -100,25 +91,6 @@ final class BuildExtensionBeans {
         @Override
         public void dispose(Leaderships leaderships, Instance<Object> lookup, Parameters params) {
             ((ApplicationLeaderships) leaderships).leave();
-        }
-    }
-
-    /** As the application starts: reads the configuration (failing the startup on a problem), creates the manager, joins the elections. */
-    public static final class Start implements SyntheticObserver<Object> {
-        @Override
-        public void observe(EventContext<Object> event, Parameters params) {
-            CDI<Object> cdi = CDI.current();
-            MongoLockConfiguration configuration = cdi.select(MongoLockConfiguration.class).get();
-            ApplicationLifecycle.start(cdi.getBeanContainer(), BuildExtensionBeans::registered,
-                    !configuration.leadership().elections().isEmpty());
-        }
-    }
-
-    /** As the application begins to stop: leaves the elections while their observers still exist. */
-    public static final class Stop implements SyntheticObserver<Object> {
-        @Override
-        public void observe(EventContext<Object> event, Parameters params) {
-            ApplicationLifecycle.leaveElections(CDI.current().getBeanContainer(), BuildExtensionBeans::registered);
         }
     }
 }

@@ -19,34 +19,36 @@ import org.eclipse.microprofile.config.Config;
  */
 final class ConfigReader {
 
-    /** Null for {@link #none()}. */
     private final Config config;
+    /** Whether a value that cannot be read is a problem, or is left to be read later (see {@link #whileBuilding}). */
+    private final boolean unreadableIsProblem;
 
     ConfigReader(Config config) {
-        this.config = Objects.requireNonNull(config, "config");
+        this(config, true);
     }
 
-    private ConfigReader() {
-        this.config = null;
+    private ConfigReader(Config config, boolean unreadableIsProblem) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.unreadableIsProblem = unreadableIsProblem;
     }
 
     /**
-     * A reader that finds no key: checks what the annotations say alone, where the configuration is only known
-     * later (a Quarkus build, whose application reads its configuration when it starts).
+     * A reader of the configuration as an application's build sees it (Quarkus): a value that cannot be read
+     * yet, such as {@code ${MONGO_URL}} from an environment variable only set where the application runs, is
+     * taken as unset; the application reads and checks it again when it starts.
      */
-    static ConfigReader none() {
-        return new ConfigReader();
+    static ConfigReader whileBuilding(Config config) {
+        return new ConfigReader(config, false);
     }
 
     /** The value of {@code key}; empty when unset or empty (MicroProfile Config treats both alike). */
     Optional<String> text(String key, List<String> problems) {
-        if (config == null) {
-            return Optional.empty();
-        }
         try {
             return config.getOptionalValue(key, String.class).map(String::strip).filter(value -> !value.isEmpty());
         } catch (IllegalArgumentException | NoSuchElementException unreadable) {
-            problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
+            if (unreadableIsProblem) {
+                problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
+            }
             return Optional.empty();
         }
     }
@@ -54,9 +56,6 @@ final class ConfigReader {
     /** Every key the configuration can list (environment variables only under their own spelling). */
     List<String> keys(List<String> problems) {
         List<String> keys = new ArrayList<>();
-        if (config == null) {
-            return keys;
-        }
         try {
             config.getPropertyNames().forEach(keys::add);
         } catch (RuntimeException unreadable) {

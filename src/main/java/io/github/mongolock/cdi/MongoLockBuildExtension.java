@@ -4,8 +4,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.BeforeDestroyed;
-import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
 import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
@@ -30,16 +29,19 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * containers that run no portable extensions: Quarkus. Containers that do (Weld: Open Liberty, Payara, WildFly,
  * Weld SE) skip it and run {@link MongoLockExtension}; both share every rule and message.
  *
- * <p>When the application is built it checks every {@code @Locked} method of every class bean against its
- * annotation ({@code MONGOLOCK-CDI-001} to {@code -008}, {@code -016}, {@code -017}, reported together through
- * {@link Messages#error(String)}: the build fails), sets the interceptor's priority from
+ * <p>When the application is built it reads the configuration the build sees and checks every setting and every
+ * {@code @Locked} method of every class bean against its annotation and that configuration, with the same
+ * messages ({@code MONGOLOCK-CDI-0xx}, reported together through {@link Messages#error(String)}: the build
+ * fails); only what needs the running application (the connection, values the build cannot resolve yet) waits
+ * for the startup. It sets the interceptor's priority from
  * {@code mongolock.interceptor.priority}, makes {@link MongoLockReadinessCheck} a readiness check where
  * MicroProfile Health is present, and registers synthetic beans: {@link MongoLockConfiguration} (read from
  * MicroProfile Config when the application starts: every setting, every override key, and the same checks of
  * the {@code @Locked} methods against them), the {@code LockManager} (also {@link LockStoreStatus}),
- * {@link Leaderships}, and the {@link LockedOperations} the interceptor runs. Observers create the manager and
- * join the elections at startup, so a configuration problem fails the startup with all its messages at once,
- * and leave the elections when the application begins to stop; the manager is closed with the application.
+ * {@link Leaderships}, and the {@link LockedOperations} the interceptor runs; and it makes
+ * {@link BuildExtensionLifecycle} a bean, whose observers read the configuration, create the manager and join the
+ * elections at startup (so a configuration problem fails the startup with all its messages at once), and leave
+ * the elections when the application begins to stop; the manager is closed with the application.
  *
  * <p>The container calls the phases one after the other; the state between them is written by one thread at a time.
  */
@@ -52,20 +54,31 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
     static final String BUILT_PRIORITY = "mongolock.interceptor-priority";
 
     private final List<String> problems = new ArrayList<>();
-    /** Annotations only: the configuration is read when the application starts. */
-    private final LockedOperations annotated = new LockedOperations(ConfigReader.none());
     private final Set<String> lockedBeans = new TreeSet<>();
-    private int priority = LockedInterceptor.DEFAULT_PRIORITY;
+    /** The configuration as the build sees it; read again, and checked again, when the application starts. */
+    private MongoLockConfiguration built;
+
+    private MongoLockConfiguration built() {
+        if (built == null) {
+            built = MongoLockConfiguration.read(ConfigReader.whileBuilding(ConfigProvider.getConfig()), problems);
+        }
+        return built;
+    }
 
     /** The interceptor's priority is part of the build: read from the configuration the build sees. */
     @Enhancement(types = LockedInterceptor.class)
     public void interceptorPriority(ClassConfig interceptor) {
-        ConfigReader config = new ConfigReader(ConfigProvider.getConfig());
-        priority = config.integer(LockManagerSettings.INTERCEPTOR_PRIORITY, problems).orElse(LockedInterceptor.DEFAULT_PRIORITY);
+        int priority = built().settings().interceptorPriority();
         if (priority != LockedInterceptor.DEFAULT_PRIORITY) {
             interceptor.removeAnnotation(annotation -> annotation.name().equals(Priority.class.getName()))
                     .addAnnotation(new PriorityLiteral(priority));
         }
+    }
+
+    /** The observers of the application's start and stop: a bean only where this extension runs. */
+    @Enhancement(types = BuildExtensionLifecycle.class)
+    public void lifecycle(ClassConfig lifecycle) {
+        lifecycle.addAnnotation(Dependent.class);
     }
 
     /** The readiness check becomes a bean only where the application has MicroProfile Health. */
@@ -92,7 +105,7 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
         }
         if (!LockedMethods.of(beanClass).isEmpty()) {
             lockedBeans.add(name);
-            annotated.registerAll(beanClass, problems);
+            built().operations().registerAll(beanClass, problems);
         }
     }
 
@@ -126,7 +139,7 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
                 .type(MongoLockConfiguration.class)
                 .scope(Singleton.class)
                 .withParam(LOCKED_BEANS, lockedBeans.toArray(String[]::new))
-                .withParam(BUILT_PRIORITY, priority)
+                .withParam(BUILT_PRIORITY, built().settings().interceptorPriority())
                 .createWith(BuildExtensionBeans.ConfigurationCreator.class);
         components.addBean(LockedOperations.class)
                 .type(LockedOperations.class)
@@ -143,14 +156,6 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
                 .scope(ApplicationScoped.class)
                 .createWith(BuildExtensionBeans.LeadershipsCreator.class)
                 .disposeWith(BuildExtensionBeans.LeadershipsDisposer.class);
-        components.addObserver(Object.class)
-                .declaringClass(MongoLockBuildExtension.class)
-                .qualifier(Initialized.Literal.APPLICATION)
-                .observeWith(BuildExtensionBeans.Start.class);
-        components.addObserver(Object.class)
-                .declaringClass(MongoLockBuildExtension.class)
-                .qualifier(BeforeDestroyed.Literal.APPLICATION)
-                .observeWith(BuildExtensionBeans.Stop.class);
     }
 
     /** Every problem found while building, together: the build fails. */
