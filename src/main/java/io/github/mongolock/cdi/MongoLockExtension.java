@@ -157,7 +157,7 @@ public class MongoLockExtension implements Extension {
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> ApplicationBeans.createManager(resolved, lookup, applicationClient))
-                .disposeWith((manager, lookup) -> ((ApplicationLockManager) manager).close());
+                .disposeWith((manager, lookup) -> manager.close());
         LeadershipSettings elections = configuration.leadership();
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
@@ -165,7 +165,7 @@ public class MongoLockExtension implements Extension {
                 .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> ApplicationBeans.createLeaderships(elections, lookup))
-                .disposeWith((leaderships, lookup) -> ((ApplicationLeaderships) leaderships).leave());
+                .disposeWith((leaderships, lookup) -> leaderships.leave());
         LockedOperations resolvedOperations = operations;
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
