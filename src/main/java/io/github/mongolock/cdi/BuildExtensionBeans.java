@@ -13,7 +13,7 @@ import java.util.List;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * The run-time half of {@link MongoLockBuildExtension}: the creators and disposers of its synthetic beans and
+ * The run-time half of {@link MongoLockBuildExtension}: the creators and disposers of its synthetic beans,
  * which the container instantiates by their public constructors.
  */
 final class BuildExtensionBeans {
