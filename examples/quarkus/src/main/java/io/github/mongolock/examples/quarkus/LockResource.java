@@ -3,6 +3,7 @@ package io.github.mongolock.examples.quarkus;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockManager;
+import io.github.mongolock.Locked;
 import io.github.mongolock.cdi.Leaderships;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -13,7 +14,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
-/** The example over HTTP: calls the {@code @Locked} beans and shows lock state through the injected {@link LockManager}. */
+/** The example over HTTP: calls the {@code @Locked} beans, is one, and shows lock state through the injected {@link LockManager}. */
 @Path("/api")
 @Produces(MediaType.APPLICATION_JSON)
 public class LockResource {
@@ -52,6 +53,9 @@ public class LockResource {
     public record Report(int runs) {
     }
 
+    public record Audit(long balance, String auditor) {
+    }
+
     public record Leader(String election, boolean leader, long term, long lastGrantedTerm, String lastRevocation) {
     }
 
@@ -59,6 +63,17 @@ public class LockResource {
     @Path("ledger/deposit")
     public Deposit deposit() {
         return new Deposit(ledger.deposit());
+    }
+
+    /**
+     * A {@code @Locked} resource method: Quarkus REST resources are beans, so the interceptor applies to them too.
+     * The lock's owner, read while the method runs, is this very call.
+     */
+    @POST
+    @Path("ledger/audit")
+    @Locked(value = "ledger-audit", waitTime = "PT0.3S")
+    public Audit audit() {
+        return new Audit(ledger.balance(), locks.inspect("ledger-audit").map(LockInfo::owner).orElse(null));
     }
 
     @POST

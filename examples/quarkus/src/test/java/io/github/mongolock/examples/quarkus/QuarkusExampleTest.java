@@ -139,6 +139,18 @@ class QuarkusExampleTest {
         assertEquals("charged 5 cents to account 42", Http.post(app, "api/accounts/42/charge?cents=5").json().getString("receipt"));
     }
 
+    /** {@code @Locked} on a REST resource method: it runs under its lock, and fails with 409 while the other instance holds it. */
+    @Test
+    void aLockedResourceMethod() {
+        Document audit = Http.post(app, "api/ledger/audit").json();
+        assertTrue(audit.getString("auditor").startsWith("quarkus-example:"), "ran under the application's own hold: " + audit.toJson());
+        try (LockSession held = other.acquire("ledger-audit")) {
+            Http.Answer busy = Http.post(app, "api/ledger/audit");
+            assertEquals(409, busy.status(), busy.body());
+            assertTrue(busy.body().contains("ledger-audit") && busy.body().contains(held.owner()), busy.body());
+        }
+    }
+
     /** The scheduled job ({@code SKIP}, every second here) does not run while the other instance holds its lock. */
     @Test
     void theScheduledJobSkipsWhileAnotherInstanceRunsIt() throws Exception {
