@@ -85,10 +85,14 @@ final class ApplicationLeaderships implements Leaderships {
 
     /** Leaves every election (revoking, then releasing, each leadership held); later events are muted. Idempotent. */
     void leave() {
+        boolean first = !muted;
         try {
             elections.close();
         } finally {
             muted = true;
+        }
+        if (first && !joined.isEmpty()) {
+            LOG.log(Level.INFO, "mongolock left the leader elections " + names());
         }
     }
 

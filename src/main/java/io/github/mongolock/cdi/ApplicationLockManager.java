@@ -14,12 +14,20 @@ import java.util.Optional;
  * {@link MongoLockManager} built from configuration, plus the bridge that fires its events. Closed
  * by the container at shutdown: events are muted, renewals stop and held locks are released; an
  * application-owned {@code MongoClient} is left open. Thread-safe.
+ *
+ * <p>Not final, and with a constructor of no arguments, only because Quarkus's client proxy for the
+ * bean is a subclass of it ({@link MongoLockBuildExtension}); the proxy's own fields stay null.
  */
-final class ApplicationLockManager implements LockManager, LockStoreStatus {
+class ApplicationLockManager implements LockManager, LockStoreStatus {
 
     private final MongoLockManager delegate;
     private final LockEventBridge events;
     private final LockMetrics metrics;
+
+    /** For the client proxy only (see the class comment): a proxy forwards every call. */
+    ApplicationLockManager() {
+        this(null, null, null);
+    }
 
     ApplicationLockManager(MongoLockManager delegate, LockEventBridge events, LockMetrics metrics) {
         this.delegate = delegate;
@@ -75,6 +83,8 @@ final class ApplicationLockManager implements LockManager, LockStoreStatus {
     void close() {
         events.mute();
         delegate.close();
+        System.getLogger(ApplicationLockManager.class.getName()).log(System.Logger.Level.INFO,
+                "mongolock LockManager closed: instance " + delegate.instanceId());
         if (metrics instanceof AutoCloseable instruments) {
             try {
                 instruments.close(); // its gauges' callbacks would outlive a redeployed application

@@ -117,6 +117,11 @@ final class CdiMessages {
                 + ": add it there, or correct the name in the key.";
     }
 
+    static String beanClassUnreadable(String beanClass, String reason) {
+        return id(21) + "The bean class " + beanClass + " has @Locked methods, but mongolock could not load it to check them: "
+                + reason + ". Make the class and the types its methods name loadable by the application.";
+    }
+
     private static String id(int number) {
         return PREFIX + String.format("%03d", number) + ": ";
     }

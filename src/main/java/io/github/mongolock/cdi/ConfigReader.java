@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 
@@ -19,9 +20,25 @@ import org.eclipse.microprofile.config.Config;
 final class ConfigReader {
 
     private final Config config;
+    /** Whether a value that cannot be read is a problem, or is left to be read later (see {@link #whileBuilding}). */
+    private final boolean unreadableIsProblem;
 
     ConfigReader(Config config) {
-        this.config = config;
+        this(config, true);
+    }
+
+    private ConfigReader(Config config, boolean unreadableIsProblem) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.unreadableIsProblem = unreadableIsProblem;
+    }
+
+    /**
+     * A reader of the configuration as an application's build sees it (Quarkus): a value that cannot be read
+     * yet, such as {@code ${MONGO_URL}} from an environment variable only set where the application runs, is
+     * taken as unset; the application reads and checks it again when it starts.
+     */
+    static ConfigReader whileBuilding(Config config) {
+        return new ConfigReader(config, false);
     }
 
     /** The value of {@code key}; empty when unset or empty (MicroProfile Config treats both alike). */
@@ -29,7 +46,9 @@ final class ConfigReader {
         try {
             return config.getOptionalValue(key, String.class).map(String::strip).filter(value -> !value.isEmpty());
         } catch (IllegalArgumentException | NoSuchElementException unreadable) {
-            problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
+            if (unreadableIsProblem) {
+                problems.add(CdiMessages.unreadable(key, unreadable.getMessage()));
+            }
             return Optional.empty();
         }
     }

@@ -35,8 +35,9 @@ public class LockedInterceptor implements Serializable {
     @Inject
     LockManager locks;
 
+    /** Registered by whichever extension resolved the methods: the portable one, or the build-compatible one. */
     @Inject
-    MongoLockExtension extension;
+    LockedOperations operations;
 
     /** The intercepted bean; Weld leaves it null for some pseudo-scoped beans, then the target's class decides. */
     @Inject
@@ -45,20 +46,21 @@ public class LockedInterceptor implements Serializable {
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        if (LockedOperations.isObjectMethod(invocation.getMethod())
+        if (LockedMethods.isObjectMethod(invocation.getMethod())
                 && !invocation.getMethod().isAnnotationPresent(Locked.class)) {
             return invocation.proceed(); // reached through a class-level binding, which never locks object methods
         }
         LockedOperation operation = bean != null
-                ? extension.operation(bean.getBeanClass(), invocation.getMethod())
-                : extension.operation(invocation.getTarget(), invocation.getMethod());
+                ? operations.get(bean.getBeanClass(), invocation.getMethod())
+                : operations.get(invocation.getTarget(), invocation.getMethod());
         return operation.invoke(locks, invocation);
     }
 
     /**
      * EJB timer callbacks ({@code @Schedule}, {@code @Timeout}) are not business-method invocations,
      * so {@code @AroundInvoke} alone would leave a {@code @Locked @Schedule} job unlocked; scheduled
-     * jobs are the commonest use of {@code onBusy = SKIP}.
+     * jobs are the commonest use of {@code onBusy = SKIP}. (Containers without EJBs, such as Quarkus,
+     * never call it: their schedulers call business methods, which {@code @AroundInvoke} covers.)
      */
     @AroundTimeout
     Object lockTimerCallback(InvocationContext invocation) throws Exception {

@@ -48,6 +48,11 @@ final class LockedOperations {
         create(beanClass, method, locked, problems).ifPresent(operation -> operations.put(new Key(beanClass, method), operation));
     }
 
+    /** Resolves and checks every {@code @Locked} method of {@code beanClass} ({@link LockedMethods#of}). */
+    void registerAll(Class<?> beanClass, List<String> problems) {
+        LockedMethods.of(beanClass).forEach((method, locked) -> register(beanClass, method, locked, problems));
+    }
+
     /**
      * The operation for a call. Beans seen at deployment were resolved then; any other (e.g. a bean
      * added in an unusual way) is resolved once, on its first call, with the same rules.
@@ -176,19 +181,6 @@ final class LockedOperations {
             }
         }
         return Optional.empty();
-    }
-
-    /**
-     * Whether {@code method} is {@code toString()}, {@code hashCode()} or {@code equals(Object)}: a class-level
-     * {@code @Locked} never locks them (a log line or a map lookup must not become a lock round trip);
-     * only a {@code @Locked} on the method itself does.
-     */
-    static boolean isObjectMethod(Method method) {
-        return switch (method.getName()) {
-            case "toString", "hashCode" -> method.getParameterCount() == 0;
-            case "equals" -> method.getParameterCount() == 1 && method.getParameterTypes()[0] == Object.class;
-            default -> false;
-        };
     }
 
     /** {@code com.acme.Billing.charge(String, long)} */

@@ -14,28 +14,14 @@ import java.lang.System.Logger.Level;
 public class ReadinessCheckRegistration implements Extension {
 
     private static final System.Logger LOG = System.getLogger(ReadinessCheckRegistration.class.getName());
-    private static final String HEALTH_CHECK = "org.eclipse.microprofile.health.HealthCheck";
 
     void register(@Observes BeforeBeanDiscovery discovery) {
-        if (!healthApiPresent()) {
+        if (!OptionalApi.present(OptionalApi.HEALTH)) {
             LOG.log(Level.DEBUG, "mongolock: MicroProfile Health is absent, no readiness check registered");
             return;
         }
         discovery.addAnnotatedType(MongoLockReadinessCheck.class, MongoLockReadinessCheck.class.getName())
                 .add(ApplicationScoped.Literal.INSTANCE)
                 .add(org.eclipse.microprofile.health.Readiness.Literal.INSTANCE);
-    }
-
-    private static boolean healthApiPresent() {
-        ClassLoader[] loaders = {Thread.currentThread().getContextClassLoader(), ReadinessCheckRegistration.class.getClassLoader()};
-        for (ClassLoader loader : loaders) {
-            try {
-                Class.forName(HEALTH_CHECK, false, loader);
-                return true;
-            } catch (ClassNotFoundException | LinkageError absent) {
-                // try the next loader
-            }
-        }
-        return false;
     }
 }

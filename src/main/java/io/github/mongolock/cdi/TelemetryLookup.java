@@ -12,29 +12,15 @@ import jakarta.enterprise.inject.Instance;
 final class TelemetryLookup {
 
     private static final System.Logger LOG = System.getLogger(TelemetryLookup.class.getName());
-    private static final String API = "io.opentelemetry.api.OpenTelemetry";
 
     private TelemetryLookup() {
     }
 
     static LockMetrics metrics(Instance<Object> lookup) {
-        if (!apiPresent()) {
+        if (!OptionalApi.present(OptionalApi.OPENTELEMETRY)) {
             LOG.log(System.Logger.Level.DEBUG, "mongolock: no OpenTelemetry API, no metrics");
             return LockMetrics.NONE;
         }
         return OpenTelemetryBinding.metrics(lookup);
-    }
-
-    private static boolean apiPresent() {
-        ClassLoader[] loaders = {Thread.currentThread().getContextClassLoader(), TelemetryLookup.class.getClassLoader()};
-        for (ClassLoader loader : loaders) {
-            try {
-                Class.forName(API, false, loader);
-                return true;
-            } catch (ClassNotFoundException | LinkageError absent) {
-                // try the next loader
-            }
-        }
-        return false;
     }
 }

@@ -16,6 +16,8 @@ import io.github.mongolock.testing.TestMongo;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
+import jakarta.enterprise.inject.build.compatible.spi.SkipIfPortableExtensionPresent;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -194,6 +196,11 @@ class LifecycleTest {
     void theDescriptorsRegisterTheExtensionAndAnAnnotatedBeanArchive() throws IOException {
         assertTrue(ServiceLoader.load(Extension.class).stream()
                 .anyMatch(provider -> provider.type() == MongoLockExtension.class));
+        // Quarkus runs the build-compatible extension; Weld skips it because the portable one is present.
+        assertTrue(ServiceLoader.load(BuildCompatibleExtension.class).stream()
+                .anyMatch(provider -> provider.type() == MongoLockBuildExtension.class));
+        assertEquals(MongoLockExtension.class,
+                MongoLockBuildExtension.class.getAnnotation(SkipIfPortableExtensionPresent.class).value());
         URL beansXml = MongoLockExtension.class.getClassLoader().getResource("META-INF/beans.xml");
         assertTrue(beansXml != null && beansXml.getPath().endsWith("/classes/META-INF/beans.xml"), String.valueOf(beansXml));
         try (InputStream in = beansXml.openStream()) {

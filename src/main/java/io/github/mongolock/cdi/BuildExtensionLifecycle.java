@@ -1,0 +1,33 @@
+package io.github.mongolock.cdi;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.BeanManager;
+
+/**
+ * The application's start and stop, where {@link MongoLockBuildExtension} registered mongolock's beans (it makes
+ * this class a bean there; {@code beans.xml} keeps Weld from discovering it, {@link MongoLockExtension} observes
+ * the same events itself). Stateless.
+ */
+class BuildExtensionLifecycle {
+
+    /**
+     * Reads the configuration (a problem fails the startup), creates the manager, so connection settings take
+     * effect, and readiness reports, before the first call, and joins the configured elections.
+     */
+    void start(@Observes @Initialized(ApplicationScoped.class) Object started, MongoLockConfiguration configuration,
+               LockStoreStatus manager, Instance<Leaderships> leaderships) {
+        manager.instanceId(); // the first call on the client proxy creates the manager
+        if (!configuration.leadership().elections().isEmpty()) {
+            leaderships.get().names(); // created, it joins the elections
+        }
+    }
+
+    /** Leaves the elections while the beans observing their events still exist. */
+    void stop(@Observes @BeforeDestroyed(ApplicationScoped.class) Object stopping, BeanManager beans) {
+        ApplicationLifecycle.leaveElections(beans, bean -> bean.getTypes().contains(Leaderships.class));
+    }
+}
