@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.BinaryOperator;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -101,35 +103,31 @@ final class ConfigReader {
 
     /** Parses a lease time given by {@code source} (a key or an annotation member) and checks the core's range. */
     static Optional<Duration> lease(String source, String value, List<String> problems) {
-        return duration(source, value, problems).flatMap(lease -> {
-            try {
-                return Optional.of(LockArguments.checkLease(lease, source));
-            } catch (LockConfigurationException outOfRange) {
-                problems.add(CdiMessages.leaseOutOfRange(source, value));
-                return Optional.empty();
-            }
-        });
+        return checked(source, value, problems, LockArguments::checkLease, CdiMessages::leaseOutOfRange);
     }
 
     /** Parses a wait time given by {@code source} (a key or an annotation member); zero means one attempt. */
     static Optional<Duration> waitTime(String source, String value, List<String> problems) {
-        return duration(source, value, problems).flatMap(wait -> {
-            try {
-                return Optional.of(LockArguments.checkWait(wait, source));
-            } catch (LockConfigurationException negative) {
-                problems.add(CdiMessages.negativeWait(source, value));
-                return Optional.empty();
-            }
-        });
+        return checked(source, value, problems, LockArguments::checkWait, CdiMessages::negativeWait);
     }
 
     /** Parses a minimum hold given by {@code source} (a key or an annotation member); zero means none. */
     static Optional<Duration> holdAtLeast(String source, String value, List<String> problems) {
-        return duration(source, value, problems).flatMap(hold -> {
+        return checked(source, value, problems, LockArguments::checkHoldAtLeast, CdiMessages::holdAtLeastOutOfRange);
+    }
+
+    /**
+     * Parses a duration and checks it with the core's own rule ({@code check} throws when it is out of
+     * range); a value out of range is reported with {@code outOfRange}'s message, naming source and value.
+     */
+    private static Optional<Duration> checked(String source, String value, List<String> problems,
+                                              BiFunction<Duration, String, Duration> check,
+                                              BinaryOperator<String> outOfRange) {
+        return duration(source, value, problems).flatMap(parsed -> {
             try {
-                return Optional.of(LockArguments.checkHoldAtLeast(hold, source));
-            } catch (LockConfigurationException outOfRange) {
-                problems.add(CdiMessages.holdAtLeastOutOfRange(source, value));
+                return Optional.of(check.apply(parsed, source));
+            } catch (LockConfigurationException rejected) {
+                problems.add(outOfRange.apply(source, value));
                 return Optional.empty();
             }
         });
