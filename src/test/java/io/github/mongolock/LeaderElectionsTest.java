@@ -13,16 +13,15 @@ import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.core.Sighting;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.ForwardingLockStore;
+import io.github.mongolock.testing.LeaderAnswers;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -492,11 +491,10 @@ class LeaderElectionsTest {
      */
     static final class LeaderSampler {
         private final List<Leadership> candidates;
-        /** Per term: the end of its first yes answer and the start of its last (the sampler's thread only). */
-        private final Map<Long, long[]> terms = new TreeMap<>();
+        /** Written by the sampler's thread only. */
+        private final LeaderAnswers answers = new LeaderAnswers();
         private final Thread thread;
         private volatile boolean running = true;
-        private long yes;
 
         LeaderSampler(List<Leadership> candidates) {
             this.candidates = List.copyOf(candidates);
@@ -518,34 +516,18 @@ class LeaderElectionsTest {
                     long before = System.nanoTime();
                     OptionalLong term = candidate.term();
                     long after = System.nanoTime();
-                    if (term.isPresent()) {
-                        yes++;
-                        terms.merge(term.getAsLong(), new long[] {after, before},
-                                (was, now) -> new long[] {Math.min(was[0], now[0]), Math.max(was[1], now[1])});
-                    }
+                    answers.record(term, before, after);
                 }
                 LockSupport.parkNanos(20_000);
             }
         }
 
         long yesAnswers() {
-            return yes;
+            return answers.yesAnswers();
         }
 
-        /** Pairs of terms whose sure intervals (first yes's end to last yes's start) overlap. */
         List<String> overlaps() {
-            List<Map.Entry<Long, long[]>> list = new ArrayList<>(terms.entrySet());
-            List<String> overlaps = new ArrayList<>();
-            for (int i = 0; i < list.size(); i++) {
-                for (int j = i + 1; j < list.size(); j++) {
-                    long[] x = list.get(i).getValue();
-                    long[] y = list.get(j).getValue();
-                    if (x[0] < y[1] && y[0] < x[1]) {
-                        overlaps.add("terms " + list.get(i).getKey() + " and " + list.get(j).getKey());
-                    }
-                }
-            }
-            return overlaps;
+            return answers.overlaps();
         }
     }
 }

@@ -5,16 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.RevocationReason;
+import io.github.mongolock.testing.LeaderAnswers;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.SilentProxy;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jboss.weld.environment.se.WeldContainer;
@@ -148,11 +147,11 @@ class ThreeNodeLeadershipTest {
      */
     static final class Sampler {
         private final Map<String, Leaderships> nodes = new LinkedHashMap<>();
-        private final Map<Long, long[]> terms = new TreeMap<>();
+        /** Written by the sampler's thread only. */
+        private final LeaderAnswers answers = new LeaderAnswers();
         private final Thread thread = new Thread(this::run, "leadership-sampler");
         private volatile boolean running = true;
         private volatile String forgotten = "";
-        private long yes;
 
         Sampler(Map<String, WeldContainer> containers) {
             containers.forEach((node, container) -> nodes.put(node, container.select(Leaderships.class).get()));
@@ -187,33 +186,18 @@ class ThreeNodeLeadershipTest {
                         continue; // the node is shutting down: its beans refuse calls
                     }
                     long after = System.nanoTime();
-                    if (term.isPresent()) {
-                        yes++;
-                        terms.merge(term.getAsLong(), new long[] {after, before},
-                                (was, now) -> new long[] {Math.min(was[0], now[0]), Math.max(was[1], now[1])});
-                    }
+                    answers.record(term, before, after);
                 }
                 LockSupport.parkNanos(50_000);
             }
         }
 
         long yes() {
-            return yes;
+            return answers.yesAnswers();
         }
 
         List<String> overlaps() {
-            List<Map.Entry<Long, long[]>> list = new ArrayList<>(terms.entrySet());
-            List<String> overlaps = new ArrayList<>();
-            for (int i = 0; i < list.size(); i++) {
-                for (int j = i + 1; j < list.size(); j++) {
-                    long[] x = list.get(i).getValue();
-                    long[] y = list.get(j).getValue();
-                    if (x[0] < y[1] && y[0] < x[1]) {
-                        overlaps.add("terms " + list.get(i).getKey() + " and " + list.get(j).getKey());
-                    }
-                }
-            }
-            return overlaps;
+            return answers.overlaps();
         }
     }
 }
