@@ -11,11 +11,9 @@ import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.OnLeaseLost;
-import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +31,7 @@ class LeaseLossTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
 
     private final TestMongo mongo;
-    private final List<LockCoordinator> coordinators = new ArrayList<>();
+    private CoordinatorNodes nodes;
     private LockStore realStore;
     private ScriptedStore scripted;
 
@@ -43,21 +41,18 @@ class LeaseLossTest {
 
     @BeforeEach
     void stores() {
-        realStore = new MongoLockStore(mongo.collection(mongo.freshDatabase(), "locks"));
-        scripted = new ScriptedStore(realStore);
+        nodes = new CoordinatorNodes(mongo);
+        realStore = nodes.realStore;
+        scripted = nodes.scripted;
     }
 
     @AfterEach
     void closeAll() {
-        scripted.resumeRenewals();
-        coordinators.forEach(LockCoordinator::close);
+        nodes.close();
     }
 
     private LockCoordinator node(String label, LockStore store, List<io.github.mongolock.LockListener> listeners) {
-        LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), LEASE,
-                Duration.ofSeconds(10), MonotonicClock.system(), listeners, ReleaseFeed.NONE, RetryBackoff.standard());
-        coordinators.add(coordinator);
-        return coordinator;
+        return nodes.node(label, store, LEASE, RetryBackoff.standard(), listeners);
     }
 
     /** A holder whose renewal call hangs (a frozen connection until the store's timeout) must not learn late. */

@@ -39,8 +39,8 @@ class LockCoordinatorTest {
     private static final Duration SHORT_LEASE = Duration.ofMillis(400);
 
     private final TestMongo mongo;
-    private final List<LockCoordinator> coordinators = new ArrayList<>();
     private final List<LockEvent> events = new CopyOnWriteArrayList<>();
+    private CoordinatorNodes nodes;
     private LockStore realStore;
     private ScriptedStore scripted;
 
@@ -50,21 +50,18 @@ class LockCoordinatorTest {
 
     @BeforeEach
     void stores() {
-        realStore = new MongoLockStore(mongo.collection(mongo.freshDatabase(), "locks"));
-        scripted = new ScriptedStore(realStore);
+        nodes = new CoordinatorNodes(mongo);
+        realStore = nodes.realStore;
+        scripted = nodes.scripted;
     }
 
     @AfterEach
     void closeAll() {
-        scripted.resumeRenewals();
-        coordinators.forEach(LockCoordinator::close);
+        nodes.close();
     }
 
     private LockCoordinator node(String label, LockStore store, Duration lease, RetryBackoff backoff) {
-        LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), lease,
-                Duration.ofSeconds(10), MonotonicClock.system(), List.of(events::add), ReleaseFeed.NONE, backoff);
-        coordinators.add(coordinator);
-        return coordinator;
+        return nodes.node(label, store, lease, backoff, List.of(events::add));
     }
 
     private LockCoordinator node(String label, LockStore store, Duration lease) {

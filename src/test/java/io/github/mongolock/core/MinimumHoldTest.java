@@ -8,11 +8,9 @@ import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
-import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +32,7 @@ class MinimumHoldTest {
     private static final Duration MINIMUM = Duration.ofMillis(1500);
 
     private final TestMongo mongo;
-    private final List<LockCoordinator> coordinators = new ArrayList<>();
+    private CoordinatorNodes nodes;
     private LockStore store;
 
     MinimumHoldTest(TestMongo mongo) {
@@ -43,19 +41,17 @@ class MinimumHoldTest {
 
     @BeforeEach
     void store() {
-        store = new MongoLockStore(mongo.collection(mongo.freshDatabase(), "locks"));
+        nodes = new CoordinatorNodes(mongo);
+        store = nodes.realStore;
     }
 
     @AfterEach
     void closeAll() {
-        coordinators.forEach(LockCoordinator::close);
+        nodes.close();
     }
 
     private LockCoordinator node(String label, Duration lease) {
-        LockCoordinator coordinator = new LockCoordinator(store, label + ":" + System.nanoTime(), lease,
-                Duration.ofSeconds(10), MonotonicClock.system(), List.of(), ReleaseFeed.NONE, RetryBackoff.standard());
-        coordinators.add(coordinator);
-        return coordinator;
+        return nodes.node(label, store, lease, RetryBackoff.standard(), List.of());
     }
 
     private static LockOptions minimum(Duration holdAtLeast) {
