@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.bson.Document;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
@@ -112,15 +113,23 @@ class LeaseLossPolicyTest {
         locks.updateOne(eq("_id", name), set("owner", "someone-else:1:1"));
     }
 
-    @Test
-    void interruptStopsASynchronousMethodAndTheThreadLeavesWithoutTheFlag() throws Exception {
-        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+    /**
+     * Calls a {@code @Locked} method on a pool thread; a {@link LockLostException} becomes {@code lost} plus
+     * whether that thread is left interrupted (it must not be: it goes back to its pool).
+     */
+    private static CompletableFuture<String> onPooledThread(Supplier<String> method, String lost) {
+        return CompletableFuture.supplyAsync(() -> {
             try {
-                return work.interruptible();
-            } catch (LockLostException lost) {
-                return "lost, interrupt flag " + Thread.currentThread().isInterrupted();
+                return method.get();
+            } catch (LockLostException loss) {
+                return lost + Thread.currentThread().isInterrupted();
             }
         });
+    }
+
+    @Test
+    void interruptStopsASynchronousMethodAndTheThreadLeavesWithoutTheFlag() throws Exception {
+        CompletableFuture<String> call = onPooledThread(work::interruptible, "lost, interrupt flag ");
         takenOverOnceStarted("interrupted");
         assertEquals("lost, interrupt flag false", call.get(5, TimeUnit.SECONDS),
                 "the method was interrupted, its close() reported the loss, and no flag is left on the pooled thread");
@@ -128,26 +137,14 @@ class LeaseLossPolicyTest {
 
     @Test
     void aMethodIgnoringTheInterruptRunsOnButItsThreadIsNotLeftInterrupted() throws Exception {
-        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
-            try {
-                return work.ignoresInterrupts();
-            } catch (LockLostException lost) {
-                return "lost, interrupt flag " + Thread.currentThread().isInterrupted();
-            }
-        });
+        CompletableFuture<String> call = onPooledThread(work::ignoresInterrupts, "lost, interrupt flag ");
         takenOverOnceStarted("interrupted");
         assertEquals("lost, interrupt flag false", call.get(5, TimeUnit.SECONDS));
     }
 
     @Test
     void reportOnlyLetsTheMethodRunAndReportsTheLossWhenItReturns() throws Exception {
-        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
-            try {
-                return work.reportOnly();
-            } catch (LockLostException lost) {
-                return "lost after running, interrupt flag " + Thread.currentThread().isInterrupted();
-            }
-        });
+        CompletableFuture<String> call = onPooledThread(work::reportOnly, "lost after running, interrupt flag ");
         takenOverOnceStarted("reported");
         assertEquals("lost after running, interrupt flag false", call.get(5, TimeUnit.SECONDS));
     }
