@@ -4,7 +4,6 @@ import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.in;
-import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Projections.include;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
@@ -233,11 +232,9 @@ public final class MongoLockStore implements LockStore {
         String manager = LockStore.managerOf(owner);
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
-            // Free, and nobody queued ahead: "queue.0" missing (no queue, or an empty one) or this manager.
             String leaseId = BEAT_RENEWED + new ObjectId().toHexString();
             Document before = call("acquire", name, () -> locks.findOneAndUpdate(
-                    and(eq(ID, name), eq(HOLDS, 0), or(exists(QUEUE_HEAD, false), eq(QUEUE_HEAD, manager))),
-                    take(owner, lease, leaseId, List.of(manager)), UPSERT_BEFORE));
+                    freeForManager(name, manager), take(owner, lease, leaseId, List.of(manager)), UPSERT_BEFORE));
             return granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!isDuplicateKey(failure.getCause())) {
@@ -255,6 +252,17 @@ public final class MongoLockStore implements LockStore {
             return takeOver(name, owner, lease, sighting);
         }
         return AcquireAttempt.Busy.seen(sighting, queue(state).contains(manager));
+    }
+
+    /**
+     * Free, and nobody queued ahead: {@code queue.0} missing (no queue, or an empty one) or this manager.
+     * A flat filter, not {@code $and}: the upsert must insert the document under this name, and MongoDB
+     * takes {@code _id} from either form, but FerretDB 1.24 only from a top-level equality (from an
+     * {@code $and} it inserts a fresh ObjectId, so every acquire would be granted a lock of its own).
+     */
+    private static Bson freeForManager(String name, String manager) {
+        return new Document(ID, name).append(HOLDS, 0)
+                .append("$or", List.of(exists(QUEUE_HEAD, false), eq(QUEUE_HEAD, manager)));
     }
 
     @Override
@@ -330,11 +338,20 @@ public final class MongoLockStore implements LockStore {
         }
     }
 
+    /**
+     * The database's time read with the document, or null: FerretDB 1.24 neither refuses nor evaluates
+     * {@code $$NOW} in {@code $addFields}, it returns the string "$$NOW", and a server without the field
+     * must cost only the fast path.
+     */
+    private static Date serverNow(Document state) {
+        return state.get(SERVER_NOW) instanceof Date now ? now : null;
+    }
+
     private static Sighting sighting(Document state) {
         Object version = state.get(VERSION);
         Object renewedAt = state.get(RENEWED_AT);
         long leaseMs = number(state, LEASE_MS);
-        Date serverNow = state.getDate(SERVER_NOW);
+        Date serverNow = serverNow(state);
         boolean endedLongAgo = false;
         if (serverNow != null && renewedAt instanceof Date renewed && number(state, HOLDS) > 0) {
             // Unrenewed for the waiter's own watch period (lease + drift margin) and then max(1 min, lease)
@@ -394,10 +411,11 @@ public final class MongoLockStore implements LockStore {
         Bson update = holds == 0
                 ? combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))
                 : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
-        // The BEFORE image is this write's own input (see class doc): the new version is one more.
+        // The BEFORE image is this write's own input (see class doc): the new version is one more. The whole
+        // document, no projection: FerretDB 1.24 refuses findAndModify's "fields" (NotImplemented), and a
+        // resync is rare.
         Document before = call("resync", name, () -> locks.findOneAndUpdate(
-                and(eq(ID, name), eq(OWNER, owner), eq(LEASE_ID, leaseId)), update,
-                new FindOneAndUpdateOptions().projection(include(VERSION)).returnDocument(ReturnDocument.BEFORE)));
+                and(eq(ID, name), eq(OWNER, owner), eq(LEASE_ID, leaseId)), update, BEFORE));
         return before == null ? OptionalLong.empty() : OptionalLong.of(number(before, VERSION) + 1);
     }
 
@@ -452,7 +470,7 @@ public final class MongoLockStore implements LockStore {
             return Optional.empty();
         }
         Instant expiresAt = renewedAt.toInstant().plusMillis(number(document, LEASE_MS));
-        Date serverNow = document.getDate(SERVER_NOW);
+        Date serverNow = serverNow(document);
         if (serverNow != null && !expiresAt.isAfter(serverNow.toInstant())) {
             return Optional.empty(); // for people: its holder stopped renewing; the next waiter takes it over
         }

@@ -37,6 +37,11 @@ class MongoLockStoreContractTest extends LockStoreContract {
     }
 
     @Override
+    protected boolean readsTheDatabaseClock() {
+        return mongo.evaluatesNow();
+    }
+
+    @Override
     protected LockStore newStore() {
         database = mongo.freshDatabase();
         return new MongoLockStore(mongo.collection(database, "locks"));
@@ -101,7 +106,8 @@ class MongoLockStoreContractTest extends LockStoreContract {
         // Renewed two hours ago by the database's clock: the lease ended 110 minutes ago.
         mongo.collection(database, "locks").updateOne(new Document("_id", "stale"),
                 new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
-        assertTrue(sight("stale", "b").endedLongAgo());
+        // Without the database's clock (FerretDB 1.x) the fast path is skipped: the stale lock is watched like any other.
+        assertEquals(readsTheDatabaseClock(), sight("stale", "b").endedLongAgo());
         assertFalse(sight("fresh", "b").endedLongAgo());
         // Ended 61 s ago but the lease is 10 minutes: not long enough ago (at least a lease, at least a minute).
         mongo.collection(database, "locks").updateOne(new Document("_id", "fresh"),

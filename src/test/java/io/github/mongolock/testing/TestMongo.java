@@ -21,14 +21,19 @@ import org.testcontainers.containers.MongoDBContainer;
 
 /**
  * The MongoDB the tests run against, chosen once per test JVM: {@code MONGOLOCK_TEST_URI} when set,
- * else a Testcontainers {@code mongo:7} when Docker is available, else the in-process
- * mongo-java-server stand-in bound to 127.0.0.1 on a free port. Which one ran is printed.
+ * else FerretDB when the system property {@value #BACKEND_PROPERTY} is {@code ferretdb} (the build's
+ * {@code ferretdb} test run sets it; see {@link FerretDbServer}), else a Testcontainers {@code mongo:7}
+ * when Docker is available, else the in-process mongo-java-server stand-in bound to 127.0.0.1 on a free
+ * port. Which one ran is printed.
  *
  * <p>Obtain it with {@link MongoBackend} (a JUnit extension) or {@link #shared(ExtensionContext)}.
  */
 public final class TestMongo implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
-    public enum Kind { EXTERNAL_URI, TESTCONTAINERS, STAND_IN, STEPPED_CLOCK_STAND_IN }
+    public enum Kind { EXTERNAL_URI, FERRETDB, TESTCONTAINERS, STAND_IN, STEPPED_CLOCK_STAND_IN }
+
+    /** {@code -Dmongolock.test.backend=ferretdb} runs the tests against FerretDB. */
+    public static final String BACKEND_PROPERTY = "mongolock.test.backend";
 
     private final Kind kind;
     private final String uri;
@@ -36,20 +41,23 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
     private final MongoServer standIn;
     private final MongoDBContainer container;
     private final SteppedClockStandIn steppedClock;
+    private final FerretDbServer ferretDb;
+    private Boolean evaluatesNow;
     private final AtomicInteger databases = new AtomicInteger();
     private final String runId = Long.toHexString(System.nanoTime() & 0xffffff);
 
     private TestMongo(Kind kind, String uri, MongoServer standIn, MongoDBContainer container) {
-        this(kind, uri, standIn, container, null);
+        this(kind, uri, standIn, container, null, null);
     }
 
     private TestMongo(Kind kind, String uri, MongoServer standIn, MongoDBContainer container,
-                      SteppedClockStandIn steppedClock) {
+                      SteppedClockStandIn steppedClock, FerretDbServer ferretDb) {
         this.kind = kind;
         this.uri = uri;
         this.standIn = standIn;
         this.container = container;
         this.steppedClock = steppedClock;
+        this.ferretDb = ferretDb;
         this.client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(10, TimeUnit.SECONDS))
@@ -69,6 +77,14 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
         if (external != null && !external.isBlank()) {
             return new TestMongo(Kind.EXTERNAL_URI, external, null, null);
         }
+        String backend = System.getProperty(BACKEND_PROPERTY, "");
+        if (backend.equals("ferretdb")) {
+            return startFerretDb();
+        }
+        if (!backend.isEmpty()) {
+            throw new IllegalArgumentException("-D" + BACKEND_PROPERTY + "=" + backend
+                    + " is not a test backend: use ferretdb, or leave it unset for the default choice");
+        }
         if (dockerAvailable()) {
             MongoDBContainer container = new MongoDBContainer("mongo:7");
             container.start();
@@ -86,6 +102,17 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
         return new TestMongo(Kind.STAND_IN, "mongodb://127.0.0.1:" + address.getPort(), server, null);
     }
 
+    /** FerretDB (see {@link FerretDbServer}), built first when its binary is not in the cache yet. */
+    public static TestMongo startFerretDb() {
+        FerretDbServer server = FerretDbServer.start(Path.of("target", "ferretdb"));
+        try {
+            return new TestMongo(Kind.FERRETDB, server.uri(), null, null, null, server);
+        } catch (RuntimeException failed) {
+            server.close();
+            throw failed;
+        }
+    }
+
     /**
      * The stand-in in a JVM of its own under libfaketime, whose wall clock the caller steps through
      * {@link #steppedClock()}; closing this stops it. Fails, naming the Debian package {@code faketime},
@@ -99,7 +126,7 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
             throw new UncheckedIOException("cannot start the stepped-clock stand-in in " + workDir, failed);
         }
         try {
-            return new TestMongo(Kind.STEPPED_CLOCK_STAND_IN, standIn.uri(), null, null, standIn);
+            return new TestMongo(Kind.STEPPED_CLOCK_STAND_IN, standIn.uri(), null, null, standIn, null);
         } catch (RuntimeException failed) {
             standIn.close();
             throw failed;
@@ -121,6 +148,22 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
     /** The stand-in whose wall clock can be stepped, when this backend is one ({@link #startSteppedClock}). */
     public Optional<SteppedClockStandIn> steppedClock() {
         return Optional.ofNullable(steppedClock);
+    }
+
+    /**
+     * Whether the server evaluates {@code $$NOW} in an aggregation (MongoDB and the stand-in do; FerretDB
+     * 1.24 returns the string "$$NOW"), asked once.
+     */
+    public synchronized boolean evaluatesNow() {
+        if (evaluatesNow == null) {
+            MongoCollection<Document> probe = collection(freshDatabase(), "now-probe");
+            probe.insertOne(new Document("_id", 1));
+            Document answer = probe.aggregate(java.util.List.of(new Document("$addFields", new Document("now", "$$NOW"))))
+                    .first();
+            evaluatesNow = answer != null && answer.get("now") instanceof java.util.Date;
+            probe.drop();
+        }
+        return evaluatesNow;
     }
 
     /** A connection string to the backend (no database in it). */
@@ -145,6 +188,8 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
     public String describe() {
         return switch (kind) {
             case EXTERNAL_URI -> "MONGOLOCK_TEST_URI (" + uri.replaceAll("//[^@/]*@", "//***@") + ")";
+            case FERRETDB -> "FerretDB " + FerretDbServer.VERSION + " (SQLite backend, built from its Go module) at " + uri
+                    + " (a MongoDB-compatible server, not MongoDB; its log: " + ferretDb.log() + ")";
             case TESTCONTAINERS -> "Testcontainers mongo:7 at " + uri;
             case STAND_IN -> "in-process stand-in de.bwaldvogel:mongo-java-server (memory backend) at " + uri
                     + " (not real MongoDB: set MONGOLOCK_TEST_URI to test against one)";
@@ -164,6 +209,9 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
         }
         if (steppedClock != null) {
             steppedClock.close();
+        }
+        if (ferretDb != null) {
+            ferretDb.close();
         }
     }
 }
