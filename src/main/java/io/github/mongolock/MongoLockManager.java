@@ -10,8 +10,6 @@ import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.mongo.MongoReleaseFeed;
-import com.mongodb.client.MongoCollection;
-import org.bson.Document;
 import io.github.mongolock.mongo.MongoLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -291,8 +289,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             String id = instanceId == null ? defaultInstanceId() : instanceId;
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
-            MongoCollection<Document> locks = effective.getDatabase(databaseName).getCollection(collection);
-            MongoLockStore store = new MongoLockStore(locks, storeTimeout, metrics);
+            MongoLockStore store = new MongoLockStore(effective.getDatabase(databaseName), collection, storeTimeout, metrics);
             // The nonce makes owners unique even when several nodes are given the same instance id.
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
             ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)

@@ -25,6 +25,7 @@ import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Field;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
@@ -188,8 +189,17 @@ public final class MongoLockStore implements LockStore {
     private final Duration timeout;
     private final LockMetrics metrics;
     private final String namespace;
+    /** Where the server is asked what it is; null when the store was given a collection alone. */
+    private final MongoDatabase database;
+    /** Null until the server was asked (before the first lock operation). */
+    private volatile ServerProfile server;
 
-    /** A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. */
+    /**
+     * A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. A store given a collection alone
+     * cannot ask what server it talks to: it never reads the database's clock (a router may sit in
+     * between), and it cannot refuse a server where locking is unsafe. {@code MongoLockManager} uses
+     * {@link #MongoLockStore(MongoDatabase, String, Duration, LockMetrics)}, which can.
+     */
     public MongoLockStore(MongoCollection<Document> collection) {
         this(collection, DEFAULT_TIMEOUT);
     }
@@ -206,7 +216,31 @@ public final class MongoLockStore implements LockStore {
 
     /** As above; every failed call is also reported to {@code metrics} ({@link LockMetrics#storeFailed}). */
     public MongoLockStore(MongoCollection<Document> collection, Duration timeout, LockMetrics metrics) {
+        this(collection, timeout, metrics, null, ServerProfile.UNCHECKED);
+    }
+
+    /**
+     * The lock collection {@code collection} of {@code database}. Before its first lock operation the store
+     * asks the server what it is ({@code hello} and {@code buildInfo}, once): behind a {@code mongos} it
+     * never compares the router's clock with a shard's (no fast path), and on FerretDB 1.x, where updates
+     * of one document are not atomic, every call fails with {@link io.github.mongolock.LockConfigurationException}.
+     */
+    public MongoLockStore(MongoDatabase database, String collection, Duration timeout, LockMetrics metrics) {
+        this(database.getCollection(collection), timeout, metrics,
+                database.withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS)
+                        .withReadPreference(ReadPreference.primary()), null);
+    }
+
+    /** A store that takes {@code server} as what it talks to, without asking (tests). */
+    MongoLockStore(MongoCollection<Document> collection, Duration timeout, LockMetrics metrics, ServerProfile server) {
+        this(collection, timeout, metrics, null, Objects.requireNonNull(server, "server"));
+    }
+
+    private MongoLockStore(MongoCollection<Document> collection, Duration timeout, LockMetrics metrics,
+                           MongoDatabase database, ServerProfile server) {
         Objects.requireNonNull(timeout, "timeout");
+        this.database = database;
+        this.server = server;
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.timeout = timeout;
         this.locks = collection
@@ -326,6 +360,9 @@ public final class MongoLockStore implements LockStore {
      * path is then skipped, nothing else changes. Null when there is no document.
      */
     private Document read(String name) {
+        if (!server(name).oneClock()) {
+            return call("inspect", name, () -> locks.find(eq(ID, name)).first());
+        }
         try {
             return call("inspect", name, () -> locks.aggregate(List.of(
                     Aggregates.match(eq(ID, name)),
@@ -347,7 +384,7 @@ public final class MongoLockStore implements LockStore {
         return state.get(SERVER_NOW) instanceof Date now ? now : null;
     }
 
-    private static Sighting sighting(Document state) {
+    private Sighting sighting(Document state) {
         Object version = state.get(VERSION);
         Object renewedAt = state.get(RENEWED_AT);
         long leaseMs = number(state, LEASE_MS);
@@ -479,6 +516,26 @@ public final class MongoLockStore implements LockStore {
     }
 
     private <T> T call(String operation, String name, Supplier<T> command) {
+        server(name).requireAtomicUpdates(namespace);
+        return send(operation, name, command);
+    }
+
+    /** What the server is: asked once, before the first lock operation; a failure to ask is that operation's. */
+    private ServerProfile server(String name) {
+        ServerProfile known = server;
+        if (known == null) {
+            synchronized (this) {
+                known = server;
+                if (known == null) {
+                    known = send("identify the server before the first operation on", name, () -> ServerProfile.of(database));
+                    server = known;
+                }
+            }
+        }
+        return known;
+    }
+
+    private <T> T send(String operation, String name, Supplier<T> command) {
         try {
             return command.get();
         } catch (MongoInterruptedException interrupted) {
