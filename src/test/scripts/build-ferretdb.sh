@@ -13,7 +13,33 @@ if [ -x "$binary" ] && [ "$("$binary" --version 2>/dev/null | sed -n 1p)" = "ver
   echo "$binary"
   exit 0
 fi
-command -v go >/dev/null 2>&1 || { echo "build-ferretdb: Go is needed to build FerretDB $version (the go command is not on PATH)" >&2; exit 1; }
+# Go 1.24 or newer builds it. Without a go command, the Go toolchain itself is fetched from the Go module
+# proxy (it serves toolchains as the module golang.org/toolchain) into the same cache.
+if ! command -v go >/dev/null 2>&1; then
+  if [ -x /usr/local/go/bin/go ]; then
+    PATH="/usr/local/go/bin:$PATH"
+  else
+    toolchain="${cache%/*}/go1.24.3"
+    if [ ! -x "$toolchain/bin/go" ]; then
+      proxy="${GOPROXY:-https://proxy.golang.org}"; proxy="${proxy%%,*}"
+      echo "build-ferretdb: no go command; fetching Go 1.24.3 from $proxy" >&2
+      mkdir -p "$toolchain.tmp"
+      curl -fsSL "$proxy/golang.org/toolchain/@v/v0.0.1-go1.24.3.linux-amd64.zip" -o "$toolchain.tmp/go.zip"
+      python3 - "$toolchain.tmp" <<'PYTHON'
+import os, sys, zipfile
+root = sys.argv[1]
+with zipfile.ZipFile(os.path.join(root, "go.zip")) as archive:
+    for entry in archive.infolist():
+        target = archive.extract(entry, root)
+        mode = entry.external_attr >> 16
+        if mode:
+            os.chmod(target, mode & 0o777)
+PYTHON
+      rm -rf "$toolchain" && mv "$toolchain.tmp/golang.org/toolchain@v0.0.1-go1.24.3.linux-amd64" "$toolchain" && rm -rf "$toolchain.tmp"
+    fi
+    PATH="$toolchain/bin:$PATH"
+  fi
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
