@@ -9,7 +9,6 @@ import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.VersionConflictException;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +18,6 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonInt64;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.codecs.DecoderContext;
@@ -280,7 +278,8 @@ public final class VersionedCollection {
     /** @return empty when another writer inserted the document first */
     private Optional<VersionedUpdate> insert(BsonValue key, Document created, Fence fence, int attempt) {
         BsonDocument absent = new BsonDocument("_id", key);
-        BsonDocument document = stored(key, checked(created, absent), 1, fence.on() ? new BsonInt64(fence.token()) : null);
+        BsonDocument document = ChangedDocument.checked(absent, created, this)
+                .written(1, fence.on() ? new BsonInt64(fence.token()) : null);
         try {
             documents.insertOne(document);
         } catch (MongoException failure) {
@@ -302,11 +301,11 @@ public final class VersionedCollection {
             }
         }
         long version = version(stored);
-        BsonDocument changed = checked(change.apply(Optional.of(decode(stored))), stored);
+        ChangedDocument changed = ChangedDocument.checked(stored, change.apply(Optional.of(decode(stored))), this);
         BsonValue readVersion = stored.get(versionField);
         BsonDocument filter = new BsonDocument("_id", stored.get("_id")).append(versionField,
                 readVersion == null ? new BsonDocument("$exists", BsonBoolean.FALSE) : readVersion);
-        BsonDocument update = operators(stored, changed);
+        BsonDocument update = changed.operators();
         UpdateResult result;
         if (!fence.on()) {
             result = collection.updateOne(filter, update);
@@ -319,78 +318,8 @@ public final class VersionedCollection {
             return Optional.empty();
         }
         BsonValue fenceNow = fence.on() ? new BsonInt64(fence.token()) : stored.get(fenceField());
-        BsonDocument written = stored(stored.get("_id"), changed, version + 1, fenceNow);
+        BsonDocument written = changed.written(version + 1, fenceNow);
         return Optional.of(new VersionedUpdate(decode(written), version + 1, attempt, false));
-    }
-
-    /** {@code $set} of the top-level fields that changed, {@code $unset} of those left out, {@code $inc} of the version. */
-    private BsonDocument operators(BsonDocument stored, BsonDocument changed) {
-        BsonDocument set = new BsonDocument();
-        changed.forEach((name, value) -> {
-            if (!owned(name) && !value.equals(stored.get(name))) {
-                set.put(name, value);
-            }
-        });
-        BsonDocument unset = new BsonDocument();
-        stored.keySet().stream().filter(name -> !owned(name) && !changed.containsKey(name))
-                .forEach(name -> unset.put(name, new BsonString("")));
-        BsonDocument update = new BsonDocument();
-        if (!set.isEmpty()) {
-            update.put("$set", set);
-        }
-        if (!unset.isEmpty()) {
-            update.put("$unset", unset);
-        }
-        return update.append("$inc", new BsonDocument(versionField, new BsonInt64(1)));
-    }
-
-    /** The document as stored after a write: {@code _id}, the change's own fields, the version, the fence if any. */
-    private BsonDocument stored(BsonValue key, BsonDocument changed, long version, BsonValue fence) {
-        BsonDocument document = new BsonDocument("_id", key);
-        changed.forEach((name, value) -> {
-            if (!owned(name)) {
-                document.put(name, value);
-            }
-        });
-        document.put(versionField, new BsonInt64(version));
-        if (fence != null) {
-            document.put(fenceField(), fence);
-        }
-        return document;
-    }
-
-    private boolean owned(String field) {
-        return field.equals("_id") || field.equals(versionField) || field.equals(fenceField());
-    }
-
-    /** The change's result, refused when it is missing or moves a field this class owns. */
-    private BsonDocument checked(Document result, BsonDocument stored) {
-        String document = describe(stored.get("_id"));
-        if (result == null) {
-            throw new LockConfigurationException("The change for document " + document + " in " + namespace()
-                    + " returned null: return the document to store (the one given, changed, or a new one).");
-        }
-        BsonDocument changed = result.toBsonDocument(BsonDocument.class, collection.getCodecRegistry());
-        for (String field : List.of("_id", versionField, fenceField())) {
-            BsonValue now = changed.get(field);
-            if (now != null && !now.equals(stored.get(field))) {
-                String was = stored.containsKey(field) ? new BsonDocument(field, stored.get(field)).toJson()
-                        : "no \"" + field + "\"";
-                throw new LockConfigurationException("The change for document " + document + " in " + namespace()
-                        + " returned " + new BsonDocument(field, now).toJson() + " where the stored document has " + was
-                        + ": " + ownership(field) + " Leave the field as it was read, or leave it out.");
-            }
-        }
-        return changed;
-    }
-
-    private String ownership(String field) {
-        if (field.equals("_id")) {
-            return "a document's _id cannot change.";
-        }
-        return field.equals(versionField)
-                ? "the version is VersionedCollection's own ($inc: 1 on every update)."
-                : "the fence is written from the token, by the fenced forms of update alone.";
     }
 
     /** The stored version; 0 when the field is absent (a document never versioned). */
