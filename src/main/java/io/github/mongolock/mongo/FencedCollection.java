@@ -355,7 +355,7 @@ public final class FencedCollection<T> {
         return refusal.get();
     }
 
-    private static boolean isDuplicateKey(MongoException failure) {
+    static boolean isDuplicateKey(MongoException failure) {
         // 11000, 11001 and 12582 alike, from a write (MongoWriteException) or from findAndModify (MongoCommandException).
         return failure instanceof MongoServerException server
                 && ErrorCategory.fromErrorCode(server.getCode()) == ErrorCategory.DUPLICATE_KEY;
@@ -381,37 +381,49 @@ public final class FencedCollection<T> {
                 .projection(Projections.include(fenceField))
                 .limit(1);
         BsonDocument seen = (collation == null ? read : read.collation(collation)).first();
-        if (seen == null) {
+        return seen == null ? Optional.empty() : refusalBy(seen, lockName, token);
+    }
+
+    /**
+     * The fence's rule applied to a document already read (with its {@code _id} and fence field): the refusal a
+     * write with {@code token} gets from it, or empty when its fence lets the token pass. {@link VersionedCollection}
+     * applies it to the document it read, so that a stale token is refused before any change is computed.
+     *
+     * @throws LockConfigurationException when the fence field holds something other than a whole number
+     */
+    Optional<FencedWriteRejectedException> refusalBy(BsonDocument seen, String lockName, long token) {
+        BsonValue fence = seen.get(fenceField);
+        if (fence == null || fence.isNull()) {
             return Optional.empty();
         }
         String id = new BsonDocument("_id", seen.get("_id")).toJson();
-        BsonValue fence = seen.get(fenceField);
-        OptionalLong higher = asToken(fence);
+        OptionalLong higher = wholeNumber(fence);
         if (higher.isEmpty()) {
             throw new LockConfigurationException("Document " + id + " in " + namespace() + " has "
                     + new BsonDocument(fenceField, fence).toJson()
                     + ", which is not a fencing token (a whole number), so no fenced write can pass it. Another writer"
                     + " uses that field: give FencedCollection a field of its own with withFenceField(...).");
         }
-        return Optional.of(new FencedWriteRejectedException(lockName, token, namespace(), id, fenceField, higher.getAsLong()));
+        return higher.getAsLong() <= token ? Optional.empty()
+                : Optional.of(new FencedWriteRejectedException(lockName, token, namespace(), id, fenceField, higher.getAsLong()));
     }
 
-    /** A whole number: what {@code $max} writes, or what a shell writes as a double. */
-    private static OptionalLong asToken(BsonValue fence) {
-        if (fence.isInt32() || fence.isInt64()) {
-            return OptionalLong.of(fence.asNumber().longValue());
+    /** A whole number: what {@code $max} or {@code $inc} writes, or what a shell writes as a double. */
+    static OptionalLong wholeNumber(BsonValue value) {
+        if (value.isInt32() || value.isInt64()) {
+            return OptionalLong.of(value.asNumber().longValue());
         }
-        if (fence.isDouble()) {
-            double value = fence.asDouble().getValue();
-            return value == Math.rint(value) && Math.abs(value) < 0x1p63 ? OptionalLong.of((long) value) : OptionalLong.empty();
+        if (value.isDouble()) {
+            double number = value.asDouble().getValue();
+            return number == Math.rint(number) && Math.abs(number) < 0x1p63 ? OptionalLong.of((long) number) : OptionalLong.empty();
         }
-        if (fence.isDecimal128()) {
-            Decimal128 value = fence.asDecimal128().getValue();
-            if (value.isNaN() || value.isInfinite()) {
+        if (value.isDecimal128()) {
+            Decimal128 decimal = value.asDecimal128().getValue();
+            if (decimal.isNaN() || decimal.isInfinite()) {
                 return OptionalLong.empty();
             }
             try {
-                BigDecimal exact = value.bigDecimalValue();
+                BigDecimal exact = decimal.bigDecimalValue();
                 return OptionalLong.of(exact.stripTrailingZeros().longValueExact());
             } catch (ArithmeticException notWhole) {
                 return OptionalLong.empty();
@@ -424,14 +436,14 @@ public final class FencedCollection<T> {
         return collection.getNamespace().getFullName();
     }
 
-    private static void checkToken(long token) {
+    static void checkToken(long token) {
         if (token < 1) {
             throw new LockConfigurationException("Fencing token " + token + " is not a token: tokens start at 1 and grow"
                     + " with every fresh acquisition. Pass the fencingToken() of the LockSession that holds the lock.");
         }
     }
 
-    private static LockSession checkSession(LockSession lock) {
+    static LockSession checkSession(LockSession lock) {
         if (lock == null) {
             throw new LockConfigurationException("lock must not be null: pass the LockSession whose fencing token the"
                     + " write carries.");
@@ -447,21 +459,32 @@ public final class FencedCollection<T> {
     }
 
     private static String checkFenceField(String field) {
-        String rule = ": the fence field must be a top-level field name, not _id, without '$', '.' or NUL,"
-                + " e.g. \"" + DEFAULT_FENCE_FIELD + "\".";
+        return checkTopLevelField("fence", field, DEFAULT_FENCE_FIELD);
+    }
+
+    /**
+     * The rule for a field this package owns in the application's documents (the fence, the version): a
+     * top-level name, not {@code _id}, without {@code $}, {@code .} or NUL.
+     *
+     * @param role what the field is, lower case ("fence"), for the message
+     */
+    static String checkTopLevelField(String role, String field, String example) {
+        String name = Character.toUpperCase(role.charAt(0)) + role.substring(1) + " field ";
+        String rule = ": the " + role + " field must be a top-level field name, not _id, without '$', '.' or NUL,"
+                + " e.g. \"" + example + "\".";
         if (field == null || field.isEmpty()) {
-            throw new LockConfigurationException("Fence field " + (field == null ? "null" : "\"\"") + " is not allowed" + rule);
+            throw new LockConfigurationException(name + (field == null ? "null" : "\"\"") + " is not allowed" + rule);
         }
         if (field.equals("_id")) {
-            throw new LockConfigurationException("Fence field \"_id\" is not allowed: a document's _id cannot change"
+            throw new LockConfigurationException(name + "\"_id\" is not allowed: a document's _id cannot change"
                     + rule);
         }
         if (field.indexOf('.') >= 0) {
-            throw new LockConfigurationException("Fence field \"" + field + "\" is a path into an embedded document, which"
+            throw new LockConfigurationException(name + "\"" + field + "\" is a path into an embedded document, which"
                     + " is not supported" + rule);
         }
         if (field.indexOf('$') >= 0 || field.indexOf('\0') >= 0) {
-            throw new LockConfigurationException("Fence field \"" + field + "\" contains "
+            throw new LockConfigurationException(name + "\"" + field + "\" contains "
                     + (field.indexOf('$') >= 0 ? "'$'" : "NUL") + rule);
         }
         return field;
