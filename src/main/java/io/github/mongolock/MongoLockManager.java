@@ -290,8 +290,9 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             MongoClient ownedClient = connection == null ? null : MongoClients.create(settings(connection, storeTimeout));
             MongoClient effective = ownedClient != null ? ownedClient : client;
             MongoLockStore store = new MongoLockStore(effective.getDatabase(databaseName), collection, storeTimeout, metrics);
-            // The nonce makes owners unique even when several nodes are given the same instance id.
-            String ownerPrefix = id + ":" + UUID.randomUUID().toString().substring(0, 8);
+            // The nonce makes owners unique even when several nodes are given the same instance id: 122 random
+            // bits, so no two managers ever draw the same one (32 bits could, among many restarts of many nodes).
+            String ownerPrefix = id + ":" + UUID.randomUUID().toString().replace("-", "");
             ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,

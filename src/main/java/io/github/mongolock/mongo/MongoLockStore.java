@@ -66,7 +66,7 @@ import org.bson.conversions.Bson;
  * <pre>{@code
  * {
  *   _id:        "invoice-run",          // the lock name, only ever used as a string value
- *   owner:      "web-1-4711-3f2a:9c0e51d2:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
+ *   owner:      "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
  *   holds:      1,                      // the owner's hold count; 0 when free
  *   version:    NumberLong(17),         // +1 on every acquisition, takeover, re-entry, release and resync (the compare-and-set key)
  *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never reset
@@ -75,7 +75,7 @@ import org.bson.conversions.Bson;
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
  *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
- *   queue:      ["web-2-4711-3f2a:9c0e51d2"], // managers waiting for it, in arrival order (absent or [] when none)
+ *   queue:      ["web-2-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c"], // managers waiting for it, in arrival order (absent or [] when none)
  *   releasedAt: ISODate(...)            // database clock, when a holder released it with a minimum hold left (see below)
  * }
  * }</pre>
@@ -160,6 +160,14 @@ public final class MongoLockStore implements LockStore {
      * belongs to a holder of the earlier version, which renews {@code renewedAt} only.
      */
     static final String BEAT_RENEWED = "b";
+
+    /**
+     * Starts the lease id of a lease kept for a minimum hold ({@link #releaseKeeping}); it starts with
+     * {@value #BEAT_RENEWED} too ("k" is no hex digit, so no other lease id starts this way). Only such a
+     * lease may be ended by the database's clock reading {@code releasedAt}: a holder of the earlier version
+     * that takes a kept lock over leaves {@code releasedAt} in place, and its own lease must not end by it.
+     */
+    static final String KEPT = BEAT_RENEWED + "k";
 
     /**
      * The state a waiter watches: equal only if nothing touched the lock in between. {@code renewedAt}
@@ -337,10 +345,19 @@ public final class MongoLockStore implements LockStore {
     }
 
     private static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
-        Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, lease.toMillis()),
+        Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, wholeMillisUp(lease)),
                 inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT),
                 unset(RELEASED_AT));
         return unqueued.isEmpty() ? grant : combine(grant, pullAll(QUEUE, unqueued));
+    }
+
+    /**
+     * A duration as stored, in whole milliseconds rounded up (at least 1): a lease stored shorter than the
+     * holder counts it would shorten every waiter's watch, and with it the margin for clock rates.
+     */
+    static long wholeMillisUp(Duration duration) {
+        long millis = duration.toMillis();
+        return Math.max(1, duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1);
     }
 
     private static List<?> queue(Document state) {
@@ -397,7 +414,8 @@ public final class MongoLockStore implements LockStore {
             long unrenewedMs = serverNow.getTime() - renewed.getTime();
             endedLongAgo = unrenewedMs > watchMs + Math.max(LONG_AGO.toMillis(), leaseMs);
         }
-        if (serverNow != null && state.get(RELEASED_AT) instanceof Date released && number(state, HOLDS) > 0) {
+        if (serverNow != null && state.get(RELEASED_AT) instanceof Date released && number(state, HOLDS) > 0
+                && state.get(LEASE_ID) instanceof String kept && kept.startsWith(KEPT)) {
             // A minimum hold whose holder released it: nobody is inside, so its end is no safety matter, and the
             // database's clock may say when it is over. Without this, a waiter that first sees it late would
             // wait a whole watch more, and a lone instance's next job tick would find it still taken.
@@ -436,8 +454,8 @@ public final class MongoLockStore implements LockStore {
     public boolean releaseKeeping(String name, String owner, long version, Duration keepFor) {
         // The holder's lease turned into one nobody renews, of the time left: a new lease id (a renewal still
         // in flight misses it), and beat and version moved so every waiter's watch starts again from here.
-        Bson update = combine(set(HOLDS, 1), set(LEASE_ID, BEAT_RENEWED + new ObjectId().toHexString()),
-                set(LEASE_MS, Math.max(keepFor.toMillis(), 1)), inc(VERSION, 1L), inc(BEAT, 1L),
+        Bson update = combine(set(HOLDS, 1), set(LEASE_ID, KEPT + new ObjectId().toHexString()),
+                set(LEASE_MS, wholeMillisUp(keepFor)), inc(VERSION, 1L), inc(BEAT, 1L),
                 currentDate(RENEWED_AT), currentDate(RELEASED_AT));
         return call("release", name, () -> locks.updateOne(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;

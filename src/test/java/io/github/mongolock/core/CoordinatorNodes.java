@@ -1,6 +1,7 @@
 package io.github.mongolock.core;
 
 import io.github.mongolock.LockListener;
+import io.github.mongolock.LockMetrics;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
@@ -19,7 +20,9 @@ final class CoordinatorNodes implements AutoCloseable {
     private final List<LockCoordinator> coordinators = new ArrayList<>();
 
     CoordinatorNodes(TestMongo mongo) {
-        realStore = new MongoLockStore(mongo.collection(mongo.freshDatabase(), "locks"));
+        // Built as MongoLockManager builds it: on the database, so it asks what the server is.
+        realStore = new MongoLockStore(mongo.client().getDatabase(mongo.freshDatabase()), "locks",
+                MongoLockStore.DEFAULT_TIMEOUT, LockMetrics.NONE);
         scripted = new ScriptedStore(realStore);
     }
 

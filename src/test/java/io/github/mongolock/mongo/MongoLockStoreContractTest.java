@@ -139,6 +139,31 @@ class MongoLockStoreContractTest extends LockStoreContract {
     }
 
     @Test
+    void aMinimumHoldsMarkerLeftByAHolderOfTheEarlierVersionEndsNobodysLease() throws InterruptedException {
+        AcquireAttempt.Granted held = grant("job", "a:1:1", LEASE);
+        assertTrue(store.releaseKeeping("job", "a:1:1", held.version(), Duration.ofMillis(100)));
+        // A holder of the earlier version takes the kept lock over: its grant knows nothing of releasedAt and
+        // leaves it in place, and its lease id lacks the current prefix; it renews renewedAt alone.
+        MongoCollection<Document> raw = mongo.collection(database, "locks");
+        raw.updateOne(new Document("_id", "job"), new Document("$set", new Document("owner", "old-node:1:7")
+                .append("leaseId", "old-lease").append("leaseMs", 150L).append("renewedAt", new Date()))
+                .append("$inc", new Document("version", 1L).append("token", 1L)));
+        Thread.sleep(200);
+        raw.updateOne(new Document("_id", "job"), new Document("$currentDate", new Document("renewedAt", true))); // it renews
+        assertFalse(sight("job", "b:1:1").endedLongAgo(),
+                "the marker belongs to the kept lease, not to the live holder that took it over");
+    }
+
+    @Test
+    void aLeaseIsStoredRoundedUpToAWholeMillisecondSoNoWatchIsShorterThanIt() {
+        grant("job", "a:1:1", Duration.ofNanos(100_900_000));
+        assertEquals(101L, mongo.collection(database, "locks").find().first().getLong("leaseMs"));
+        AcquireAttempt.Granted held = grant("kept", "a:1:2", LEASE);
+        assertTrue(store.releaseKeeping("kept", "a:1:2", held.version(), Duration.ofNanos(200_000_001)));
+        assertEquals(201L, mongo.collection(database, "locks").find(new Document("_id", "kept")).first().getLong("leaseMs"));
+    }
+
+    @Test
     void amazonDocumentDbsRetryableWritesErrorSaysWhatToSet() {
         MongoCommandException notSupported = new MongoCommandException(new org.bson.BsonDocument("ok", new org.bson.BsonInt32(0))
                 .append("code", new org.bson.BsonInt32(301)).append("errmsg", new org.bson.BsonString("Retryable writes are not supported")),

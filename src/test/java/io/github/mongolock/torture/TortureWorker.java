@@ -129,7 +129,7 @@ public final class TortureWorker {
             lockClient = MongoClients.create(clientSettings(settings.uri(), Duration.ofMillis(settings.storeTimeoutMs())));
             MongoLockStore store = new MongoLockStore(
                     lockClient.getDatabase(settings.database()).getCollection(WorkerSettings.LOCKS_COLLECTION));
-            String ownerPrefix = settings.process() + ":" + UUID.randomUUID().toString().substring(0, 8);
+            String ownerPrefix = settings.process() + ":" + UUID.randomUUID().toString().replace("-", "");
             // Wired as MongoLockManager.Builder wires it, push wake-up included, but with the skewed clock.
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, Duration.ofMillis(settings.leaseMs()),
                     Duration.ofMillis(settings.waitMs()), skewed, List.of(listener),
