@@ -377,7 +377,7 @@ public final class MongoLockStore implements LockStore {
      * path is then skipped, nothing else changes. Null when there is no document.
      */
     private Document read(String name) {
-        if (!server(name).oneClock()) {
+        if (!server("inspect", name).oneClock()) {
             return call("inspect", name, () -> locks.find(eq(ID, name)).first());
         }
         try {
@@ -534,18 +534,21 @@ public final class MongoLockStore implements LockStore {
     }
 
     private <T> T call(String operation, String name, Supplier<T> command) {
-        server(name).requireAtomicUpdates(namespace);
+        server(operation, name).requireAtomicUpdates(namespace);
         return send(operation, name, command);
     }
 
-    /** What the server is: asked once, before the first lock operation; a failure to ask is that operation's. */
-    private ServerProfile server(String name) {
+    /**
+     * What the server is: asked once, before the first lock operation; a failure to ask is that operation's
+     * failure, reported (and counted in the metrics) as it.
+     */
+    private ServerProfile server(String operation, String name) {
         ServerProfile known = server;
         if (known == null) {
             synchronized (this) {
                 known = server;
                 if (known == null) {
-                    known = send("identify the server before the first operation on", name, () -> ServerProfile.of(database));
+                    known = send(operation, name, () -> ServerProfile.of(database));
                     server = known;
                 }
             }
