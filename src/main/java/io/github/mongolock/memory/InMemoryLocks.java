@@ -1,0 +1,173 @@
+package io.github.mongolock.memory;
+
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.LockException;
+import io.github.mongolock.core.LockArguments;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Locks for tests, without MongoDB: one {@link InMemoryLockStore} shared by any number of
+ * {@link InMemoryLockManager}s ("nodes", which exclude each other as instances of an application do),
+ * and controls that do to a held lock what a crash, a lost lease or another instance would.
+ *
+ * <pre>{@code
+ * try (InMemoryLocks locks = new InMemoryLocks()) {
+ *     LockManager node1 = locks.newManager("node-1");
+ *     LockManager node2 = locks.newManager("node-2");
+ *     try (LockSession held = node1.acquire("invoice-run")) {
+ *         assertTrue(node2.tryAcquire("invoice-run").isEmpty());
+ *         locks.loseLease("invoice-run");             // held.isHeld() is false now, LEASE_LOST was fired
+ *     }                                                // close() throws LockLostException
+ * }
+ * }</pre>
+ *
+ * <p><b>Controls.</b> Each changes the store in one atomic step, as the named event would change MongoDB's
+ * document, and, when the lock was held by one of this factory's managers, returns only once that manager has
+ * told the holder as it would with MongoDB: {@code isHeld()} is false, the session's
+ * {@link io.github.mongolock.LockSession#onLeaseLost onLeaseLost} actions (so {@code OnLeaseLost.INTERRUPT}'s
+ * interrupt) have run, then the manager's listeners got {@code LEASE_LOST}. The holder's next {@code close()}
+ * throws {@link io.github.mongolock.LockLostException} and releases nothing.
+ *
+ * <p>No static state: two factories are independent. Thread-safe. {@link #close()} closes every manager built here.
+ */
+public final class InMemoryLocks implements AutoCloseable {
+
+    /** As {@code MongoLockManager.DEFAULT_LEASE_TIME}. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+    /** As {@code MongoLockManager.DEFAULT_WAIT_TIME}. */
+    public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
+
+    private final InMemoryLockStore store;
+    private final List<InMemoryLockManager> managers = new CopyOnWriteArrayList<>();
+    private final AtomicInteger built = new AtomicInteger();
+    /** Guarded by {@code this}. */
+    private boolean closed;
+
+    /** A factory whose store's database clock is the system's UTC clock. */
+    public InMemoryLocks() {
+        this(Clock.systemUTC());
+    }
+
+    /** @param databaseClock what plays MongoDB's clock in the store (see {@link InMemoryLockStore}) */
+    public InMemoryLocks(Clock databaseClock) {
+        this.store = new InMemoryLockStore(databaseClock);
+    }
+
+    /** The store every manager of this factory uses: e.g. for a {@code LockCoordinator} of a test's own. */
+    public InMemoryLockStore store() {
+        return store;
+    }
+
+    /** A builder of a manager on this factory's store (instance id, lease, wait time, listeners). */
+    public InMemoryLockManager.Builder manager() {
+        return new InMemoryLockManager.Builder(this);
+    }
+
+    /** A manager with the default lease (PT30S) and wait time (PT10S), its owners starting with {@code instanceId}. */
+    public InMemoryLockManager newManager(String instanceId) {
+        return manager().instanceId(instanceId).build();
+    }
+
+    /**
+     * The holder of {@code name} loses its lease now, as when another owner took the lock over and has released
+     * it since: the lock is left free, and the next grant, to anyone, carries the next fencing token. The holder
+     * is told (see the class comment).
+     *
+     * @throws LockException when nobody holds {@code name}: there is no lease to lose
+     */
+    public void loseLease(String name) {
+        String holder = store.free(LockArguments.checkName(name)).orElseThrow(() -> notHeld(name, "lose its lease"));
+        tellHolder(name, holder);
+    }
+
+    /**
+     * The holder of {@code name} is gone, as if it had crashed a long time ago: its lease ends now, its renewals
+     * are not confirmed any more, and the lock stays taken until a waiter takes it over, which the next waiter
+     * (one waiting now is woken) does at once, with the next fencing token, as MongoDB's fast path for a lease
+     * that ended long ago. If the holder's manager is in fact alive, it is told as it would be at its next renewal.
+     *
+     * @throws LockException when nobody holds {@code name}: there is no lease to end
+     */
+    public void expire(String name) {
+        String holder = store.expire(LockArguments.checkName(name)).orElseThrow(() -> notHeld(name, "expire"));
+        tellHolder(name, holder);
+    }
+
+    /**
+     * {@code owner} (another instance, e.g. {@code "batch-node"}) takes {@code name} over now, held or free: a fresh
+     * grant with the next fencing token and the previous holder's lease length (PT30S for a free lock). The previous
+     * holder is told. Nobody renews the new owner's lease: the lock is busy for this factory's managers until a
+     * waiter has seen it unrenewed for that lease, or until {@link #expire} or {@link #loseLease} ends it.
+     *
+     * @return the new owner's fencing token
+     */
+    public long takeOver(String name, String owner) {
+        LockArguments.checkName(name);
+        Objects.requireNonNull(owner, "owner");
+        if (owner.isBlank()) {
+            throw new LockConfigurationException("The owner taking lock \"" + name + "\" over is blank: name it, e.g. \"batch-node\".");
+        }
+        InMemoryLockStore.TakenOver taken = store.giveTo(name, owner, DEFAULT_LEASE_TIME);
+        taken.previousOwner().ifPresent(previous -> tellHolder(name, previous));
+        return taken.fencingToken();
+    }
+
+    /** Closes every manager built here (each releases what it holds); idempotent. Building another then fails. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        LockException failures = null;
+        for (InMemoryLockManager manager : managers) {
+            try {
+                manager.close();
+            } catch (LockException failed) {
+                if (failures == null) {
+                    failures = new LockException("Closing the in-memory lock managers failed; see the suppressed exceptions.");
+                }
+                failures.addSuppressed(failed);
+            }
+        }
+        managers.clear();
+        if (failures != null) {
+            throw failures;
+        }
+    }
+
+    /** Makes the manager one of this factory's, or closes it when the factory is closed already. */
+    InMemoryLockManager register(InMemoryLockManager manager) {
+        synchronized (this) {
+            if (!closed) {
+                managers.add(manager);
+                return manager;
+            }
+        }
+        manager.close();
+        throw new LockException("This InMemoryLocks is closed: create a new one to build lock managers.");
+    }
+
+    String nextInstanceId() {
+        return "memory-" + built.incrementAndGet();
+    }
+
+    /** Tells the holder's manager, if it is one of ours and open (another owner's is nobody to tell). */
+    private void tellHolder(String name, String holder) {
+        Optional<InMemoryLockManager> manager = managers.stream().filter(candidate -> candidate.owns(holder)).findFirst();
+        manager.ifPresent(found -> found.tellLoss(name, holder));
+    }
+
+    private static LockException notHeld(String name, String what) {
+        return new LockException("Lock \"" + name + "\" is not held, so it cannot " + what
+                + ": acquire it first (inspect(name) shows who holds it).");
+    }
+}

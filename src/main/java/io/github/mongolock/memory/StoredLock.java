@@ -1,0 +1,42 @@
+package io.github.mongolock.memory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One lock of an {@link InMemoryLockStore}: the fields of MongoDB's lock document
+ * ({@code io.github.mongolock.mongo.MongoLockStore} draws it), one Java field each. Mutable, and only
+ * ever read or written while holding the store's monitor, which makes every operation atomic as a
+ * single-document update is in MongoDB.
+ */
+final class StoredLock {
+
+    /** The acquisition's owner id; null when free. */
+    String owner;
+    /** The owner's hold count; 0 when free. */
+    int holds;
+    /** +1 on every grant, takeover, re-entry, release and resync: the compare-and-set key. */
+    long version;
+    /** The fencing token: +1 on every fresh grant, never reset. */
+    long token;
+    /** +1 on every grant and renewal: what waiters watch. */
+    long beat;
+    /** Unique per grant (and per kept lease); renewals name it. */
+    String leaseId;
+    /** The holder's lease length, in whole milliseconds rounded up. */
+    long leaseMs;
+    /** The database clock at the fresh grant; for people. */
+    Instant acquiredAt;
+    /** The database clock at the last grant, re-entry or renewal; for people, and the fast path. */
+    Instant renewedAt;
+    /** Set by a release that kept the lock for a minimum hold; every grant clears it. */
+    Instant releasedAt;
+    /** The managers waiting for the lock, in arrival order, each once. */
+    final List<String> queue = new ArrayList<>();
+
+    /** The manager at the head of the queue while the lock is free, else null. */
+    String head() {
+        return holds == 0 && !queue.isEmpty() ? queue.get(0) : null;
+    }
+}
