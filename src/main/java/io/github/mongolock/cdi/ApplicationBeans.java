@@ -6,6 +6,8 @@ import io.github.mongolock.LeadershipRevoked;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.memory.InMemoryLockManager;
+import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -30,6 +32,9 @@ final class ApplicationBeans {
      */
     static ApplicationLockManager createManager(LockManagerSettings settings, Instance<Object> lookup, Bean<?> noted) {
         BeanManager beans = lookup.select(BeanManager.class).get();
+        if (settings.inMemory()) {
+            return createInMemoryManager(settings, lookup, new LockEventBridge(beans.getEvent().select(LockEvent.class)));
+        }
         MongoClient client = settings.usesClientBean() ? applicationClient(lookup, beans, noted) : null;
         LockEventBridge events = new LockEventBridge(beans.getEvent().select(LockEvent.class));
         LockMetrics metrics = settings.metrics() ? TelemetryLookup.metrics(lookup) : LockMetrics.NONE;
@@ -39,6 +44,23 @@ final class ApplicationBeans {
                 + ", collection " + settings.collection() + ", lease " + settings.leaseTime() + ", wait " + settings.waitTime()
                 + ", metrics " + (metrics == LockMetrics.NONE ? "off" : metrics));
         return manager;
+    }
+
+    /**
+     * With {@code mongolock.uri=memory:}: a manager on the application's {@link InMemoryLocks} bean, through which a
+     * test reaches the controls. Where no such bean was registered (the build-compatible extension registers none),
+     * on an in-memory store of its own, closed with it.
+     */
+    private static ApplicationLockManager createInMemoryManager(LockManagerSettings settings, Instance<Object> lookup,
+                                                                LockEventBridge events) {
+        Instance<InMemoryLocks> shared = lookup.select(InMemoryLocks.class);
+        InMemoryLocks locks = shared.isResolvable() ? shared.get() : new InMemoryLocks();
+        InMemoryLockManager node = settings.newInMemoryManager(locks, events);
+        Runnable close = shared.isResolvable() ? node::close : locks::close;
+        LOG.log(Level.INFO, "mongolock LockManager started: instance " + node.instanceId() + ", in memory ("
+                + LockManagerSettings.URI + "=" + LockManagerSettings.IN_MEMORY + ", no MongoDB), lease " + settings.leaseTime()
+                + ", wait " + settings.waitTime());
+        return new ApplicationLockManager(node, close, events);
     }
 
     /** Joins the configured elections over the application's LockManager bean (created first, if need be). */

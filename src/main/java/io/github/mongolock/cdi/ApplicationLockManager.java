@@ -6,12 +6,16 @@ import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.memory.InMemoryLockManager;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The instance behind the application's {@code @ApplicationScoped LockManager} bean: a
- * {@link MongoLockManager} built from configuration, plus the bridge that fires its events. Closed
+ * {@link MongoLockManager} built from configuration (or, with {@code mongolock.uri=memory:}, an
+ * {@link InMemoryLockManager}), plus the bridge that fires its events. Closed
  * by the container at shutdown: events are muted, renewals stop and held locks are released; an
  * application-owned {@code MongoClient} is left open. Thread-safe.
  *
@@ -20,17 +24,37 @@ import java.util.Optional;
  */
 class ApplicationLockManager implements LockManager, LockStoreStatus {
 
-    private final MongoLockManager delegate;
+    private final LockManager delegate;
+    private final StoreStatus status;
+    private final Runnable closeDelegate;
     private final LockEventBridge events;
     private final LockMetrics metrics;
 
+    /** The status of the store a manager runs on, as the readiness check shows it. */
+    private record StoreStatus(String instanceId, BooleanSupplier available, Supplier<String> pushWakeUp) {
+    }
+
     /** For the client proxy only (see the class comment): a proxy forwards every call. */
     ApplicationLockManager() {
-        this(null, null, null);
+        this(null, null, null, null, null);
     }
 
     ApplicationLockManager(MongoLockManager delegate, LockEventBridge events, LockMetrics metrics) {
+        this(delegate, new StoreStatus(delegate.instanceId(), delegate::isStoreAvailable,
+                () -> delegate.pushWakeUpStatus().name()), delegate::close, events, metrics);
+    }
+
+    /** @param close closes {@code delegate}, and whatever was created for it alone */
+    ApplicationLockManager(InMemoryLockManager delegate, Runnable close, LockEventBridge events) {
+        this(delegate, new StoreStatus(delegate.instanceId(), delegate::isStoreAvailable,
+                () -> delegate.pushWakeUpStatus().name()), close, events, LockMetrics.NONE);
+    }
+
+    private ApplicationLockManager(LockManager delegate, StoreStatus status, Runnable closeDelegate,
+                                   LockEventBridge events, LockMetrics metrics) {
         this.delegate = delegate;
+        this.status = status;
+        this.closeDelegate = closeDelegate;
         this.events = events;
         this.metrics = metrics;
     }
@@ -67,24 +91,24 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
 
     @Override
     public String instanceId() {
-        return delegate.instanceId();
+        return status.instanceId();
     }
 
     @Override
     public boolean storeAvailable() {
-        return delegate.isStoreAvailable();
+        return status.available().getAsBoolean();
     }
 
     @Override
     public String pushWakeUp() {
-        return delegate.pushWakeUpStatus().name();
+        return status.pushWakeUp().get();
     }
 
     void close() {
         events.mute();
-        delegate.close();
+        closeDelegate.run();
         System.getLogger(ApplicationLockManager.class.getName()).log(System.Logger.Level.INFO,
-                "mongolock LockManager closed: instance " + delegate.instanceId());
+                "mongolock LockManager closed: instance " + status.instanceId());
         if (metrics instanceof AutoCloseable instruments) {
             try {
                 instruments.close(); // its gauges' callbacks would outlive a redeployed application
@@ -97,6 +121,6 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
 
     @Override
     public String toString() {
-        return "mongolock LockManager (instance " + delegate.instanceId() + ")";
+        return "mongolock LockManager (instance " + status.instanceId() + ")";
     }
 }

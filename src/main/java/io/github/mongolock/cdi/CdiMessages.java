@@ -68,7 +68,7 @@ final class CdiMessages {
 
     static String badUri(String uriKey, String shownUri, String reason) {
         return id(10) + uriKey + " = \"" + shownUri + "\" is not a valid MongoDB connection string: " + reason
-                + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...";
+                + " Expected mongodb://host[:port][/database][?options], mongodb+srv://..., or memory: (the in-memory store, for tests).";
     }
 
     static String noDatabase(String databaseKey, String uriKey, boolean clientBean) {

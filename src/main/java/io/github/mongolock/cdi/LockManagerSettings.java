@@ -7,6 +7,8 @@ import io.github.mongolock.LockListener;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.memory.InMemoryLockManager;
+import io.github.mongolock.memory.InMemoryLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +20,8 @@ import java.util.Optional;
  * settings are checked by {@link #connectionProblems} once it is known whether the application has
  * a {@code MongoClient} bean. Immutable.
  *
- * @param uri                 {@code mongolock.uri}; when set it is used, even if a MongoClient bean exists
+ * @param uri                 {@code mongolock.uri}; when set it is used, even if a MongoClient bean exists;
+ *                            {@value #IN_MEMORY} backs the manager with the in-memory store of tests
  * @param database            {@code mongolock.database}; else the database named in the URI
  * @param collection          {@code mongolock.collection}
  * @param leaseTime           {@code mongolock.lease-time}
@@ -43,6 +46,8 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     static final String INTERCEPTOR_PRIORITY = "mongolock.interceptor.priority";
     static final String PUSH_WAKE_UP = "mongolock.push-wake-up";
     static final String METRICS_ENABLED = "mongolock.metrics.enabled";
+    /** The value of {@code mongolock.uri} that backs the application's locks with an in-memory store, for tests. */
+    static final String IN_MEMORY = "memory:";
 
     /**
      * Runs the lock before (outside) {@code @Transactional} (PLATFORM_BEFORE + 200), so a transaction
@@ -54,7 +59,7 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     /** Reads every key; problems (each naming the key and value) are appended to {@code problems}. */
     static LockManagerSettings read(ConfigReader config, List<String> problems) {
         Optional<String> uri = config.text(URI, problems);
-        uri.ifPresent(value -> parseUri(value, problems));
+        uri.filter(value -> !IN_MEMORY.equals(value)).ifPresent(value -> parseUri(value, problems));
         Optional<String> database = config.text(DATABASE, problems);
         database.ifPresent(name -> {
             try {
@@ -92,6 +97,9 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
      */
     List<String> connectionProblems(boolean mongoClientBean) {
         List<String> problems = new ArrayList<>();
+        if (inMemory()) {
+            return problems; // no connection, no database
+        }
         if (uri.isEmpty() && !mongoClientBean) {
             problems.add(CdiMessages.noConnection(URI));
             return problems;
@@ -113,9 +121,24 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         return problems;
     }
 
+    /** Whether {@code mongolock.uri} is {@value #IN_MEMORY}: the locks live in an in-memory store, MongoDB is not used. */
+    boolean inMemory() {
+        return uri.filter(IN_MEMORY::equals).isPresent();
+    }
+
     /** Whether the application's MongoClient bean is used: only when no URI is configured. */
     boolean usesClientBean() {
         return uri.isEmpty();
+    }
+
+    /**
+     * A manager on the in-memory store of {@code locks}, with these settings' lease, wait time and instance id;
+     * it records no metrics.
+     */
+    InMemoryLockManager newInMemoryManager(InMemoryLocks locks, LockListener listener) {
+        InMemoryLockManager.Builder builder = locks.manager().leaseTime(leaseTime).waitTime(waitTime).listener(listener);
+        instanceId.ifPresent(builder::instanceId);
+        return builder.build();
     }
 
     /** Builds the manager; {@code client} is the application's bean when {@link #usesClientBean()}, else ignored. */
@@ -134,6 +157,9 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
      * @throws io.github.mongolock.LockConfigurationException naming the setting and value that are wrong
      */
     void validate() {
+        if (inMemory()) {
+            return; // read() checked the lease, wait time and instance id, all an in-memory manager uses
+        }
         builder().validate();
     }
 

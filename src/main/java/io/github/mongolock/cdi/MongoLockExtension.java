@@ -6,6 +6,7 @@ import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
+import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -26,6 +27,7 @@ import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.enterprise.inject.spi.configurator.AnnotatedTypeConfigurator;
+import jakarta.inject.Singleton;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,6 +160,16 @@ public class MongoLockExtension implements Extension {
                 .scope(ApplicationScoped.class)
                 .produceWith(lookup -> ApplicationBeans.createManager(resolved, lookup, applicationClient))
                 .disposeWith((manager, lookup) -> manager.close());
+        if (resolved.inMemory()) {
+            // The store all of the application's locks live in; a test injects it to reach the controls.
+            discovery.addBean()
+                    .beanClass(MongoLockExtension.class)
+                    .types(InMemoryLocks.class, Object.class)
+                    .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
+                    .scope(Singleton.class)
+                    .produceWith(lookup -> new InMemoryLocks())
+                    .disposeWith((locks, lookup) -> locks.close());
+        }
         LeadershipSettings elections = configuration.leadership();
         discovery.addBean()
                 .beanClass(MongoLockExtension.class)
