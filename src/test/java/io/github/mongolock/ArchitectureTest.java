@@ -32,6 +32,16 @@ class ArchitectureTest {
                 .check(production);
     }
 
+    /** The test kit's store runs where neither MongoDB nor a CDI container is: plain JUnit tests. */
+    @Test
+    void theInMemoryStoreKnowsNeitherMongoNorCdi() {
+        noClasses().that().resideInAPackage("io.github.mongolock.memory..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "com.mongodb..", "org.bson..", "jakarta.enterprise..", "jakarta.interceptor..",
+                        "org.eclipse.microprofile..", "io.github.mongolock.mongo..", "io.github.mongolock.cdi..")
+                .check(production);
+    }
+
     /** The OpenTelemetry API is optional: only these two places may name it, and they are loaded only when it is there. */
     @Test
     void onlyTheTelemetryBindingNamesOpenTelemetry() {
