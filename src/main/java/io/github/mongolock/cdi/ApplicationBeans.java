@@ -58,7 +58,7 @@ final class ApplicationBeans {
         InMemoryLockManager node = settings.newInMemoryManager(locks, events);
         Runnable close = shared.isResolvable() ? node::close : locks::close;
         LOG.log(Level.INFO, "mongolock LockManager started: instance " + node.instanceId() + ", in memory ("
-                + LockManagerSettings.URI + "=" + LockManagerSettings.IN_MEMORY + ", no MongoDB), lease " + settings.leaseTime()
+                + LockManagerSettings.URI + "=" + InMemoryLocks.URI + ", no MongoDB), lease " + settings.leaseTime()
                 + ", wait " + settings.waitTime());
         return new ApplicationLockManager(node, close, events);
     }

@@ -21,7 +21,7 @@ import java.util.Optional;
  * a {@code MongoClient} bean. Immutable.
  *
  * @param uri                 {@code mongolock.uri}; when set it is used, even if a MongoClient bean exists;
- *                            {@value #IN_MEMORY} backs the manager with the in-memory store of tests
+ *                            {@value InMemoryLocks#URI} backs the manager with the in-memory store of tests
  * @param database            {@code mongolock.database}; else the database named in the URI
  * @param collection          {@code mongolock.collection}
  * @param leaseTime           {@code mongolock.lease-time}
@@ -46,8 +46,6 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     static final String INTERCEPTOR_PRIORITY = "mongolock.interceptor.priority";
     static final String PUSH_WAKE_UP = "mongolock.push-wake-up";
     static final String METRICS_ENABLED = "mongolock.metrics.enabled";
-    /** The value of {@code mongolock.uri} that backs the application's locks with an in-memory store, for tests. */
-    static final String IN_MEMORY = "memory:";
 
     /**
      * Runs the lock before (outside) {@code @Transactional} (PLATFORM_BEFORE + 200), so a transaction
@@ -59,7 +57,7 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     /** Reads every key; problems (each naming the key and value) are appended to {@code problems}. */
     static LockManagerSettings read(ConfigReader config, List<String> problems) {
         Optional<String> uri = config.text(URI, problems);
-        uri.filter(value -> !IN_MEMORY.equals(value)).ifPresent(value -> parseUri(value, problems));
+        uri.filter(value -> !InMemoryLocks.URI.equals(value)).ifPresent(value -> parseUri(value, problems));
         Optional<String> database = config.text(DATABASE, problems);
         database.ifPresent(name -> {
             try {
@@ -121,9 +119,9 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         return problems;
     }
 
-    /** Whether {@code mongolock.uri} is {@value #IN_MEMORY}: the locks live in an in-memory store, MongoDB is not used. */
+    /** Whether {@code mongolock.uri} is {@value InMemoryLocks#URI}: the locks live in an in-memory store, MongoDB is not used. */
     boolean inMemory() {
-        return uri.filter(IN_MEMORY::equals).isPresent();
+        return uri.filter(InMemoryLocks.URI::equals).isPresent();
     }
 
     /** Whether the application's MongoClient bean is used: only when no URI is configured. */

@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InMemoryLocks implements AutoCloseable {
 
+    /**
+     * The value of the MicroProfile Config key {@code mongolock.uri} that backs a CDI application's locks with an
+     * in-memory store (see docs/testing-your-code.md).
+     */
+    public static final String URI = "memory:";
     /** As {@code MongoLockManager.DEFAULT_LEASE_TIME}. */
     public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
     /** As {@code MongoLockManager.DEFAULT_WAIT_TIME}. */
