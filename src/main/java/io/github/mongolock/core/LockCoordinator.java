@@ -103,7 +103,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
-        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics);
+        LeaseLosses losses = new LeaseLosses(store, signals, events, metrics);
+        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics, losses);
         this.feedListener = new ReleaseFeed.Listener() {
             @Override
             public void released(String name, String queueHead) {
@@ -125,7 +126,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 return signals.waitingNames() > 0;
             }
         };
-        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, owned::leaseLost);
+        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, losses::leaseLost);
         this.observation = metrics.observe(new LockMetrics.Observed() {
             @Override
             public String instanceId() {
