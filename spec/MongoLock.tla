@@ -429,7 +429,7 @@ ApplyLate == \E r \in net : Apply(r, CHOOSE c \in Clients : TRUE, "net")
 FreeFor(c) == doc.holds = 0 /\ QHead(doc.queue) \in {0, c}
 \* Does c's read make it join the queue: it must wait, and it is not in the queue.
 Joins(c) == WithQueue /\ ~FreeFor(c) /\ ~InQueue(doc.queue, c)
-\* May the read's answer say "take it now" for a kept lock (Java: sighting()'s
+\* May the read's answer say "take it now" for a kept lock (Java: WatchedState.sightingOf()'s
 \* endedLongAgo, set when the aggregation's $$NOW >= releasedAt + leaseMs)?  The
 \* server's clock is arbitrary here (any step, any rate): whatever it says, nobody
 \* believes it holds a kept lock, so every answer must be safe.  So the model lets
@@ -537,7 +537,7 @@ Release(c) ==
                                      !.app = Send(Req("ReleaseLast", s.att, s.ver, FALSE, 0, 0), doc)]]
     /\ UNCHANGED <<doc, rate, wall, net, faults, handed, lastGranted, tokensOk, lateWrite>>
 
-\* Java: the last release (OwnedLocks.changeHolds to 0) while the acquisition's minimum
+\* Java: the last release (HoldCountChanges.changeHolds to 0) while the acquisition's minimum
 \* hold (holdAtLeast, HeldLock.holdUntilNanos) is not over: releaseKeeping,
 \* updateOne({_id, owner, version: v}, {$set: {holds: 1, leaseId: new, leaseMs: time
 \* left}, $inc: {version: 1, beat: 1}, $currentDate: {renewedAt, releasedAt}}), sent

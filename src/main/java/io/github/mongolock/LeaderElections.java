@@ -1,6 +1,7 @@
 package io.github.mongolock;
 
 import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.election.ElectionCandidates;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +54,7 @@ public final class LeaderElections implements AutoCloseable {
 
     private final LockManager locks;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final Map<String, ElectionCandidate> joined = new ConcurrentHashMap<>();
+    private final Map<String, Leadership> joined = new ConcurrentHashMap<>();
     /** Guarded by {@code this}. */
     private boolean closed;
     private volatile Thread schedulerThread;
@@ -107,11 +108,7 @@ public final class LeaderElections implements AutoCloseable {
                 throw new LockConfigurationException("Election \"" + name + "\" is already joined by these leader"
                         + " elections: use the Leadership that join returned, or close it before joining again.");
             }
-            ElectionCandidate[] self = new ElectionCandidate[1];
-            self[0] = new ElectionCandidate(name, locks, options, listener, scheduler, () -> joined.remove(name, self[0]));
-            joined.put(name, self[0]);
-            self[0].start();
-            return self[0];
+            return ElectionCandidates.start(name, locks, options, listener, scheduler, joined);
         }
     }
 
@@ -122,7 +119,7 @@ public final class LeaderElections implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<ElectionCandidate> leaving;
+        List<Leadership> leaving;
         synchronized (this) {
             if (closed) {
                 return;
@@ -130,7 +127,7 @@ public final class LeaderElections implements AutoCloseable {
             closed = true;
             leaving = List.copyOf(joined.values());
         }
-        for (ElectionCandidate candidate : leaving) {
+        for (Leadership candidate : leaving) {
             candidate.close();
         }
         scheduler.shutdown();

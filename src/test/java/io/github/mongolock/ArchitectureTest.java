@@ -1,13 +1,20 @@
 package io.github.mongolock;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The layering of STYLE.md: the algorithm knows neither MongoDB nor CDI. */
+/** The layering of STYLE.md: the algorithm knows neither MongoDB nor CDI, and its classes read in one sitting. */
 class ArchitectureTest {
 
     private final JavaClasses production = new ClassFileImporter()
@@ -55,5 +62,47 @@ class ArchitectureTest {
     void productionCodeNeverUsesTheTestStandIn() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("de.bwaldvogel..", "org.testcontainers..")
                 .check(production);
+    }
+
+    /** Leader election is built on the public lock API only, as LeaderElections' javadoc promises. */
+    @Test
+    void leaderElectionUsesThePublicApiOnly() {
+        noClasses().that().resideInAPackage("io.github.mongolock.election..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.github.mongolock.core..", "io.github.mongolock.mongo..", "io.github.mongolock.cdi..",
+                        "com.mongodb..", "org.bson..", "jakarta.enterprise..")
+                .check(production);
+    }
+
+    /** The root package is the API: leader election's implementation lives in its own package. */
+    @Test
+    void theRootPackageHoldsNoElectionImplementation() {
+        for (String moved : List.of("ElectionCandidate", "OrderedCallbacks")) {
+            noClasses().should().haveFullyQualifiedName("io.github.mongolock." + moved).check(production);
+        }
+    }
+
+    /** STYLE.md: a class reads in one sitting; past this, split it along its responsibilities. */
+    private static final int MAX_LINES = 400;
+
+    @Test
+    void noClassInCoreOrMongoIsLongerThanItsLimit() throws IOException {
+        Path sources = Path.of("src/main/java/io/github/mongolock");
+        List<String> tooLong = new ArrayList<>();
+        for (String layer : List.of("core", "mongo")) {
+            try (Stream<Path> files = Files.walk(sources.resolve(layer))) {
+                for (Path file : files.filter(path -> path.toString().endsWith(".java")).sorted().toList()) {
+                    long lines;
+                    try (Stream<String> text = Files.lines(file)) {
+                        lines = text.count();
+                    }
+                    if (lines > MAX_LINES) {
+                        tooLong.add(sources.relativize(file) + " (" + lines + " lines)");
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), tooLong, "classes over " + MAX_LINES + " lines: split them along their responsibilities"
+                + " (STYLE.md, Style 11)");
     }
 }

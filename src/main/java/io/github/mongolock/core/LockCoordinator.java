@@ -1,6 +1,5 @@
 package io.github.mongolock.core;
 
-import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockInterruptedException;
@@ -10,7 +9,6 @@ import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
-import io.github.mongolock.OnLeaseLost;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +20,9 @@ import java.util.Optional;
 /**
  * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
  * local wake-ups and jittered backoff, lease renewal and shutdown. The store side of a fresh attempt
- * (the waiter's lease rule, the takeover, the clean-up) lives in {@link FreshAttempts}, and what the
- * owner does to a held lock afterwards in {@link OwnedLocks}.
+ * (the waiter's lease rule, the takeover, the clean-up) lives in {@link FreshAttempts}, the wait loop's
+ * steps that change what is held or queued in {@link Acquisitions}, and what the owner does to a held lock
+ * afterwards in {@link OwnedLocks}.
  *
  * <p><b>Owners.</b> Every fresh acquisition writes an owner id of its own,
  * {@code <ownerPrefix>:<acquisition number>}; {@code ownerPrefix} must be unique per coordinator (it
@@ -64,6 +63,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReleaseFeed.Listener feedListener;
     private final LockMetrics metrics;
     private final AutoCloseable observation;
+    private final Acquisitions acquisitions;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -103,29 +103,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
-        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics);
-        this.feedListener = new ReleaseFeed.Listener() {
-            @Override
-            public void released(String name, String queueHead) {
-                if (queueHead != null && !queueHead.equals(ownerPrefix)) {
-                    return; // free, but another manager's turn: our waiters could not take it
-                }
-                queues.noticed(name);
-                signals.released(name);
-            }
-
-            @Override
-            public void missedSome() {
-                queues.noticesMissed();
-                signals.releasedAll();
-            }
-
-            @Override
-            public boolean anyoneWaiting() {
-                return signals.waitingNames() > 0;
-            }
-        };
-        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, owned::leaseLost);
+        LeaseLosses losses = new LeaseLosses(store, signals, events, metrics);
+        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics, losses);
+        this.feedListener = new ReleaseNotices(ownerPrefix, queues, signals);
+        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, losses::leaseLost);
+        this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.observation = metrics.observe(new LockMetrics.Observed() {
             @Override
             public String instanceId() {
@@ -176,7 +158,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
         try {
             Optional<LockSession> session = obtain(name, options, throwWhenBusy, group)
-                    .map(granted -> applyOptions(granted, options));
+                    .map(granted -> Acquisitions.applyOptions(granted, options));
             outcome = session.isPresent() ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
             return session;
         } catch (LockTimeoutException timedOut) {
@@ -187,23 +169,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /** What the options ask of a granted hold beyond the grant: its minimum hold and its loss policy. */
-    private static LockSession applyOptions(LockSession session, LockOptions options) {
-        LockHold hold = (LockHold) session;
-        if (!options.holdAtLeast().isZero()) {
-            HeldLock lock = hold.lock();
-            lock.mutex.lock();
-            try {
-                lock.holdAtLeast(options.holdAtLeast());
-            } finally {
-                lock.mutex.unlock();
-            }
-        }
-        if (options.onLeaseLost() == OnLeaseLost.INTERRUPT) {
-            hold.onLeaseLost(hold::interruptBoundThread);
-        }
-        return hold;
-    }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
@@ -255,12 +220,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 long generation = signal == null ? 0 : signal.generation();
                 HeldLock handed = ticket == null ? null : ticket.takeGranted();
                 if (handed != null) {
-                    outcome = Optional.of(takeHandedOver(handed));
+                    outcome = Optional.of(acquisitions.takeHandedOver(handed));
                     return outcome;
                 }
                 HeldLock current = owned.get(name);
                 if (current != null && current.isBoundTo(caller)) {
-                    outcome = reenter(current);
+                    outcome = acquisitions.reenter(current);
                     if (outcome.isPresent()) {
                         return outcome;
                     }
@@ -278,7 +243,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     // Another caller of this manager asked a moment ago; a pushed release notice wakes one of us.
                     busy = FreshAttempts.Outcome.busy(Optional.empty(), null, Duration.ofNanos(quiet), true);
                 } else {
-                    FreshAttempt tried = acquireFresh(name, lease, group);
+                    Acquisitions.FreshAttempt tried = acquisitions.acquireFresh(name, lease, group);
                     if (tried.hold() != null) {
                         outcome = Optional.of(tried.hold());
                         return outcome;
@@ -288,7 +253,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
                         releaseFeed.start(feedListener);
-                        boolean inQueue = queueUp(name, busy);
+                        boolean inQueue = acquisitions.queueUp(name, busy);
                         queued |= inQueue;
                         if (inQueue && pushed) {
                             queues.asked(name, busy.retryBy());
@@ -299,10 +264,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 if (left <= 0 || signal == null) {
                     if (ticket != null) {
                         // A hand-over may have landed while this caller gave up: then it has the lock after all.
-                        handed = leaveLine(name, ticket);
+                        handed = acquisitions.leaveLine(name, ticket);
                         ticket = null;
                         if (handed != null) {
-                            outcome = Optional.of(takeHandedOver(handed));
+                            outcome = Optional.of(acquisitions.takeHandedOver(handed));
                             return outcome;
                         }
                     }
@@ -320,10 +285,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             throw interrupted(name, interruptedWhileParked);
         } finally {
             if (ticket != null) {
-                HeldLock handed = leaveLine(name, ticket);
+                HeldLock handed = acquisitions.leaveLine(name, ticket);
                 if (handed != null) {
                     // Handed over while this caller was leaving with an exception: it does not want it now.
-                    giveBack(handed);
+                    acquisitions.giveBack(handed);
                 }
             }
             if (signal != null) {
@@ -333,126 +298,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 signals.leave(name, signal);
             }
             if (queued && outcome.isEmpty()) {
-                leaveQueue(name);
+                acquisitions.leaveQueue(name);
             }
         }
     }
 
-    /** Leaves the line of this manager's waiters; returns a lock handed to the caller meanwhile, if any. */
-    private HeldLock leaveLine(String name, LocalWaiters.Ticket ticket) {
-        HeldLock handed = ticket.leave();
-        waiters.remove(name, ticket);
-        return handed;
-    }
-
-    /** A hold on a lock another caller of this manager handed to this one; bound to the calling thread. */
-    private LockSession takeHandedOver(HeldLock handed) {
-        LockHold hold = new LockHold(this, handed, 1);
-        events.fire(LockEvent.Kind.ACQUIRED, handed, 1);
-        refuseIfClosed(hold);
-        return hold;
-    }
-
-    /** A lock handed to a caller that left with an exception meanwhile: released, or handed on. */
-    private void giveBack(HeldLock handed) {
-        try {
-            release(handed);
-        } catch (LockException releaseFailed) {
-            LOG.log(Level.DEBUG, "mongolock could not release lock {0} handed to a caller that had left: {1}",
-                    handed.name, releaseFailed.getMessage());
-        }
-    }
-
-    /** {@link QueuePresence#queueUp}, through the call gate. */
-    private boolean queueUp(String name, FreshAttempts.Outcome busy) {
-        if (!busy.queued() && !calls.enterAcquisition()) {
-            return false;
-        }
-        try {
-            return queues.queueUp(name, busy);
-        } finally {
-            if (!busy.queued()) {
-                calls.exit();
-            }
-        }
-    }
-
-    /**
-     * The last caller of this manager to stop waiting for {@code name} without it takes the manager out
-     * of its queue, so that the lock does not wait for a turn nobody takes. Once closing, close() leaves
-     * every queue this manager may still be in.
-     */
-    private void leaveQueue(String name) {
-        if (waiters.anyWaiting(name) || owned.get(name) != null || !calls.enterAcquisition()) {
-            return;
-        }
-        try {
-            queues.leave(name);
-        } finally {
-            calls.exit();
-        }
-    }
-
-    /** What {@link #acquireFresh} found: the registered hold, or what the store said of the lock held elsewhere. */
-    private record FreshAttempt(LockHold hold, FreshAttempts.Outcome busy) {
-    }
-
-    private Optional<LockSession> reenter(HeldLock current) {
-        if (!calls.enterAcquisition()) {
-            throw closedException();
-        }
-        Optional<LockHold> hold;
-        try {
-            hold = owned.reenter(this, current);
-        } finally {
-            calls.exit();
-        }
-        // Listeners run outside the gate, so one that closes the manager cannot wait for itself.
-        hold.ifPresent(reentered -> events.fire(LockEvent.Kind.ACQUIRED, current, reentered.holdCount()));
-        return hold.map(LockSession.class::cast);
-    }
-
-    /**
-     * One fresh attempt. The registration happens inside the call gate, so close() either refuses the
-     * attempt or sees (and releases) what it was granted.
-     */
-    private FreshAttempt acquireFresh(String name, Duration lease, String group) {
-        if (!calls.enterAcquisition()) {
-            throw closedException();
-        }
-        LockHold hold;
-        try {
-            FreshAttempts.Outcome outcome = fresh.attempt(name, lease);
-            if (!outcome.isGranted()) {
-                return new FreshAttempt(null, outcome);
-            }
-            queues.granted(name); // a grant takes this manager out of the lock's queue
-            hold = owned.register(this, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos(), group);
-            renewer.tracked(hold.lock());
-        } finally {
-            calls.exit();
-        }
-        events.fire(LockEvent.Kind.ACQUIRED, hold.lock(), 1);
-        refuseIfClosed(hold);
-        return new FreshAttempt(hold, null);
-    }
-
-    /**
-     * A grant that reached its caller after close() began: the lock is released here or by close()'s
-     * sweep, and the caller is told the manager is closed.
-     */
-    private void refuseIfClosed(LockHold hold) {
-        if (!closed) {
-            return;
-        }
-        LockException closing = closedException();
-        try {
-            hold.close();
-        } catch (LockException releaseFailed) {
-            closing.addSuppressed(releaseFailed);
-        }
-        throw closing;
-    }
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
     private void tracked(HeldLock lock) {
@@ -513,7 +363,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    private LockException closedException() {
+    boolean isClosed() {
+        return closed;
+    }
+
+    LockException closedException() {
         return new LockException("This lock manager (" + ownerPrefix + ") is closed: create a new one to acquire locks.");
     }
 

@@ -22,7 +22,8 @@ import java.util.function.Supplier;
 /**
  * The locks one coordinator holds, at most one {@link HeldLock} per name, and everything their owner
  * does to them after the grant: re-entry, release (or hand-over to the next caller of this manager),
- * recording a loss, and the sweep when the coordinator closes.
+ * and the sweep when the coordinator closes. The owner's compare-and-set of its hold count and its repair
+ * are {@link HoldCountChanges}'s, and recording a loss is {@link LeaseLosses}'s.
  *
  * <p>Two rules keep a valid hold from being declared lost by mistake. A loss is recorded only when
  * MongoDB answered that the lock is not this acquisition's any more (a compare-and-set and then a
@@ -43,14 +44,17 @@ final class OwnedLocks {
     private final Supplier<String> nextOwner;
     private final Consumer<HeldLock> onGrant;
     private final LockMetrics metrics;
+    private final LeaseLosses losses;
+    private final HoldCountChanges holdCounts;
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
 
     /**
      * @param nextOwner a new owner id of this manager, for a hand-over's grant
      * @param onGrant   told of every grant made here (a hand-over), e.g. to renew its lease
+     * @param losses    records the losses found here, as the renewer's are
      */
     OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events,
-               Supplier<String> nextOwner, Consumer<HeldLock> onGrant, LockMetrics metrics) {
+               Supplier<String> nextOwner, Consumer<HeldLock> onGrant, LockMetrics metrics, LeaseLosses losses) {
         this.metrics = metrics;
         this.store = store;
         this.clock = clock;
@@ -58,6 +62,8 @@ final class OwnedLocks {
         this.events = events;
         this.nextOwner = nextOwner;
         this.onGrant = onGrant;
+        this.losses = losses;
+        this.holdCounts = new HoldCountChanges(store, clock, losses);
     }
 
     HeldLock get(String name) {
@@ -75,7 +81,7 @@ final class OwnedLocks {
         HeldLock previous = held.put(name, lock);
         if (previous != null) {
             // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
-            leaseLost(previous, "the lease ran out and another caller of this manager took the lock over (token "
+            losses.leaseLost(previous, "the lease ran out and another caller of this manager took the lock over (token "
                     + granted.fencingToken() + ")");
         }
         return new LockHold(coordinator, lock, 1);
@@ -92,20 +98,20 @@ final class OwnedLocks {
                 return Optional.empty();
             }
             if (lock.status == HeldLock.Status.LOST) {
-                throw lost(lock, "cannot be re-entered");
+                throw losses.lost(lock, "cannot be re-entered");
             }
             long sentAt = clock.nanoTime();
             int target = lock.holds + 1;
-            OptionalLong version = changeHolds(lock, target);
+            OptionalLong version = holdCounts.changeHolds(lock, target);
             if (version.isEmpty()) {
-                throw lost(lock, "cannot be re-entered");
+                throw losses.lost(lock, "cannot be re-entered");
             }
             lock.version = version.getAsLong();
             if (!lock.confirm(sentAt, clock.nanoTime())) {
                 // The lease had ended unconfirmed before this answer: it stays lost (isHeld() never comes back).
                 // The store counts one hold more than the sessions; the last close frees the lock all the same.
-                lostInOwnCall(lock, "its lease (" + lock.lease + ") ended unconfirmed before this re-entry was answered");
-                throw lost(lock, "cannot be re-entered");
+                losses.lostInOwnCall(lock, "its lease (" + lock.lease + ") ended unconfirmed before this re-entry was answered");
+                throw losses.lost(lock, "cannot be re-entered");
             }
             lock.holds = target;
             return Optional.of(new LockHold(coordinator, lock, target));
@@ -114,66 +120,6 @@ final class OwnedLocks {
         }
     }
 
-    /**
-     * The owner's compare-and-set from the version it last wrote to {@code holds} holds (0 frees the lock).
-     * When it misses, either the lock is not this acquisition's any more, or an earlier call whose answer
-     * was lost did move the version: {@link LockStore#resync} tells which, and in the second case sets
-     * the count. A store failure is thrown and changes nothing here. Caller holds the mutex.
-     *
-     * @return the new version, or empty when the lock belongs to another acquisition now (recorded as lost)
-     */
-    private OptionalLong changeHolds(HeldLock lock, int holds) {
-        long version = lock.version;
-        long keepNanos = holds == 0 ? lock.holdLeftNanos(clock.nanoTime()) : 0;
-        if (keepNanos > 0) {
-            return releaseKeeping(lock, version, keepNanos);
-        }
-        boolean moved = withoutInterrupt(() -> holds > lock.holds
-                ? store.reenter(lock.name, lock.owner, version)
-                : store.release(lock.name, lock.owner, version, holds));
-        if (moved) {
-            return OptionalLong.of(version + 1);
-        }
-        return resynced(lock, holds);
-    }
-
-    /**
-     * The last release of an acquisition whose minimum hold has {@code keepNanos} left: the lock stays
-     * taken, unrenewed, for that long. The time left is counted from when this request is sent, and the
-     * hold from when the grant's answer arrived, so the lock is kept at least the minimum after the grant.
-     * A miss is repaired like any compare-and-set of the owner's; the repaired state is then released
-     * the same way. Caller holds the mutex.
-     */
-    private OptionalLong releaseKeeping(HeldLock lock, long version, long keepNanos) {
-        // Whole milliseconds, rounded up: the document counts in milliseconds, and rounding down would shorten the hold.
-        Duration keep = Duration.ofMillis((keepNanos + 999_999) / 1_000_000);
-        if (withoutInterrupt(() -> store.releaseKeeping(lock.name, lock.owner, version, keep))) {
-            return OptionalLong.of(version + 1);
-        }
-        OptionalLong synced = resynced(lock, 1);
-        if (synced.isEmpty()) {
-            return synced;
-        }
-        long repaired = synced.getAsLong();
-        Duration keepNow = Duration.ofMillis((lock.holdLeftNanos(clock.nanoTime()) + 999_999) / 1_000_000);
-        boolean kept = withoutInterrupt(() -> keepNow.isZero()
-                ? store.release(lock.name, lock.owner, repaired, 0)
-                : store.releaseKeeping(lock.name, lock.owner, repaired, keepNow));
-        if (!kept) {
-            lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(repaired + 1);
-    }
-
-    /** After a missed compare-and-set: sets the count if the lock is still this acquisition's, else records the loss. */
-    private OptionalLong resynced(HeldLock lock, int holds) {
-        OptionalLong synced = withoutInterrupt(() -> store.resync(lock.name, lock.owner, lock.leaseId, holds));
-        if (synced.isEmpty()) {
-            lostInOwnCall(lock, "the lease had run out and another owner took the lock over");
-        }
-        return synced;
-    }
 
     /**
      * Releases one hold. The last one, when {@code waiters} has a caller of this manager waiting for the
@@ -192,9 +138,9 @@ final class OwnedLocks {
             if (lock.status == HeldLock.Status.LOST) {
                 dropHold(lock, remaining);
                 if (remaining == 0) {
-                    freeIfStillOurs(lock);
+                    losses.freeIfStillOurs(lock);
                 }
-                throw lost(lock, "was not released by this close()");
+                throw losses.lost(lock, "was not released by this close()");
             }
             // A minimum hold not yet over keeps the lock from everyone, this manager's next caller included.
             boolean keeps = remaining == 0 && lock.holdLeftNanos(clock.nanoTime()) > 0;
@@ -220,7 +166,7 @@ final class OwnedLocks {
     private void releaseHold(HeldLock lock, int remaining) {
         OptionalLong version;
         try {
-            version = changeHolds(lock, remaining);
+            version = holdCounts.changeHolds(lock, remaining);
         } catch (LockStoreException | LockInterruptedException failure) {
             if (remaining > 0) {
                 // Nothing is lost: the outer holds keep the lock, MongoDB's count is repaired by the owner's
@@ -235,7 +181,7 @@ final class OwnedLocks {
         }
         if (version.isEmpty()) {
             dropHold(lock, remaining);
-            throw lost(lock, "was not released by this close(): it is not ours any more");
+            throw losses.lost(lock, "was not released by this close(): it is not ours any more");
         }
         lock.version = version.getAsLong();
         if (remaining == 0) {
@@ -311,9 +257,9 @@ final class OwnedLocks {
     private LockException lastReleaseFailed(HeldLock lock, LockException failure) {
         if (!lock.confirmedAt(clock.nanoTime())) {
             // The loss was known before the store failed: report the loss, with the failure attached.
-            lostInOwnCall(lock, "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it");
+            losses.lostInOwnCall(lock, "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it");
             dropHold(lock, 0);
-            LockLostException lost = lost(lock, "was not released by this close()");
+            LockLostException lost = losses.lost(lock, "was not released by this close()");
             lost.addSuppressed(failure);
             return lost;
         }
@@ -344,13 +290,6 @@ final class OwnedLocks {
         return byGroup;
     }
 
-    /** Caller holds the mutex: the owner's own store call found the loss; listeners hear it on this thread. */
-    private void lostInOwnCall(HeldLock lock, String reason) {
-        if (lock.markLost(reason)) {
-            metrics.leaseLost(lock.group);
-            events.lossNow(lock);
-        }
-    }
 
     /** Caller holds the mutex: one hold of a lock that is not held any more goes; the last takes it off the table. */
     private void dropHold(HeldLock lock, int remaining) {
@@ -360,38 +299,6 @@ final class OwnedLocks {
         }
     }
 
-    /**
-     * A lease lost locally (unconfirmed, or a store failure) may still be ours in the store: a
-     * version-checked release frees it early, and changes nothing if anyone else moved it.
-     */
-    private void freeIfStillOurs(HeldLock lock) {
-        try {
-            if (withoutInterrupt(() -> store.release(lock.name, lock.owner, lock.version, 0))) {
-                signals.released(lock.name);
-            }
-        } catch (LockException stillDown) {
-            LOG.log(Level.DEBUG, "could not free lost lock {0} early; it frees itself when its lease runs out", lock.name);
-        }
-    }
-
-    /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
-    void leaseLost(HeldLock lock, String reason) {
-        boolean changed = false;
-        if (lock.mutex.tryLock()) {
-            try {
-                changed = lock.markLost(reason);
-            } finally {
-                lock.mutex.unlock();
-            }
-        }
-        // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
-        if (changed) {
-            metrics.leaseLost(lock.group);
-            LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
-                    + ", owner " + lock.owner + "): " + reason);
-            events.lossLater(lock);
-        }
-    }
 
     /**
      * Releases every lock still held, whatever its hold count, on the closing thread even if it is
@@ -408,7 +315,7 @@ final class OwnedLocks {
                     continue;
                 }
                 try {
-                    changeHolds(lock, 0);
+                    holdCounts.changeHolds(lock, 0);
                 } catch (LockException failure) {
                     unreleased.add(lock.name);
                 }
@@ -422,11 +329,6 @@ final class OwnedLocks {
         return unreleased;
     }
 
-    LockLostException lost(HeldLock lock, String what) {
-        return new LockLostException(lock.name, lock.fencingToken, "Lock \"" + lock.name + "\" (token " + lock.fencingToken
-                + ") " + what + ": " + lock.lossReason + ". Work done under it since then was not protected;"
-                + " close the sessions of this acquisition and acquire the lock again.");
-    }
 
     /**
      * Runs a store call that must complete even on an interrupted thread (the driver refuses to start

@@ -1,34 +1,20 @@
 package io.github.mongolock.mongo;
 
-import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
-import com.mongodb.MongoServerException;
-import com.mongodb.ReadConcern;
-import com.mongodb.ReadPreference;
-import com.mongodb.client.FindIterable;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Collation;
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.result.UpdateResult;
 import io.github.mongolock.FencedWriteRejectedException;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockSession;
-import java.math.BigDecimal;
-import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentWriter;
 import org.bson.BsonInt64;
-import org.bson.BsonValue;
 import org.bson.codecs.Codec;
 import org.bson.codecs.EncoderContext;
 import org.bson.conversions.Bson;
-import org.bson.types.Decimal128;
 
 /**
  * Writes to an application's own collection that MongoDB refuses when they carry an older fencing
@@ -99,6 +85,7 @@ public final class FencedCollection<T> {
 
     private final MongoCollection<T> collection;
     private final String fenceField;
+    private final FenceRule fence;
 
     private FencedCollection(MongoCollection<T> collection, String fenceField) {
         if (collection == null) {
@@ -112,6 +99,7 @@ public final class FencedCollection<T> {
         }
         this.collection = collection;
         this.fenceField = checkFenceField(fenceField);
+        this.fence = new FenceRule(collection, this.fenceField);
     }
 
     /** Fences writes to {@code collection} with the field {@value #DEFAULT_FENCE_FIELD}. */
@@ -140,6 +128,11 @@ public final class FencedCollection<T> {
     /** The top-level field holding each document's fence. */
     public String fenceField() {
         return fenceField;
+    }
+
+    /** The rule of this collection's fence, for {@link VersionedCollection} to apply to a document it read. */
+    FenceRule fence() {
+        return fence;
     }
 
     /** {@link #updateOne(long, Bson, Bson, UpdateOptions)} with default options. */
@@ -234,15 +227,15 @@ public final class FencedCollection<T> {
         checkNotNull(filter, "filter");
         checkNotNull(update, "update");
         checkNotNull(options, "options");
-        BsonDocument fencedUpdate = fencedUpdate(update, token);
+        BsonDocument fencedUpdate = fence.fencedUpdate(update, token);
         UpdateResult result;
         try {
-            result = collection.updateOne(fencedFilter(filter, token), fencedUpdate, options);
+            result = collection.updateOne(fence.fencedFilter(filter, token), fencedUpdate, options);
         } catch (MongoException failure) {
-            throw refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
+            throw fence.refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
         }
         if (result.getMatchedCount() == 0 && result.getUpsertedId() == null) {
-            throwIfRefused(lockName, token, filter, options.getCollation());
+            fence.throwIfRefused(lockName, token, filter, options.getCollation());
         }
         return result;
     }
@@ -252,16 +245,16 @@ public final class FencedCollection<T> {
         checkNotNull(filter, "filter");
         checkNotNull(update, "update");
         checkNotNull(options, "options");
-        BsonDocument fencedUpdate = fencedUpdate(update, token);
+        BsonDocument fencedUpdate = fence.fencedUpdate(update, token);
         T found;
         try {
-            found = collection.findOneAndUpdate(fencedFilter(filter, token), fencedUpdate, options);
+            found = collection.findOneAndUpdate(fence.fencedFilter(filter, token), fencedUpdate, options);
         } catch (MongoException failure) {
-            throw refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
+            throw fence.refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
         }
         // With upsert, null is the "before" image of an insert: a refused upsert fails with a duplicate key instead.
         if (found == null && !options.isUpsert()) {
-            throwIfRefused(lockName, token, filter, options.getCollation());
+            fence.throwIfRefused(lockName, token, filter, options.getCollation());
         }
         return found;
     }
@@ -275,52 +268,14 @@ public final class FencedCollection<T> {
         fenced.put(fenceField, new BsonInt64(token));
         UpdateResult result;
         try {
-            result = collection.withDocumentClass(BsonDocument.class).replaceOne(fencedFilter(filter, token), fenced, options);
+            result = collection.withDocumentClass(BsonDocument.class).replaceOne(fence.fencedFilter(filter, token), fenced, options);
         } catch (MongoException failure) {
-            throw refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
+            throw fence.refusedOr(failure, options.isUpsert(), lockName, token, filter, options.getCollation());
         }
         if (result.getMatchedCount() == 0 && result.getUpsertedId() == null) {
-            throwIfRefused(lockName, token, filter, options.getCollation());
+            fence.throwIfRefused(lockName, token, filter, options.getCollation());
         }
         return result;
-    }
-
-    private Bson fencedFilter(Bson filter, long token) {
-        // {fence: null} matches a missing field too: a document never fenced, or one whose fence was unset.
-        return Filters.and(filter, Filters.or(Filters.eq(fenceField, null), Filters.lte(fenceField, token)));
-    }
-
-    /** The caller's update operators plus {@code $max: {fence: token}}, merged into an existing {@code $max}. */
-    private BsonDocument fencedUpdate(Bson update, long token) {
-        BsonDocument given = update.toBsonDocument(BsonDocument.class, collection.getCodecRegistry());
-        BsonDocument fenced = new BsonDocument();
-        for (Map.Entry<String, BsonValue> operator : given.entrySet()) {
-            String name = operator.getKey();
-            if (!name.startsWith("$") || !operator.getValue().isDocument()) {
-                throw new LockConfigurationException("The update " + given.toJson() + " is not a document of update"
-                        + " operators such as {$set: {...}}: FencedCollection adds {$max: {" + fenceField + ": token}} to it."
-                        + " To replace the whole document, use replaceOne.");
-            }
-            for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
-                boolean renamedToFence = "$rename".equals(name) && field.getValue().isString()
-                        && touchesFence(field.getValue().asString().getValue());
-                if (touchesFence(field.getKey()) || renamedToFence) {
-                    throw new LockConfigurationException("The update " + given.toJson() + " changes \"" + fenceField
-                            + "\" with " + name + ": that field is the fence, which FencedCollection alone writes"
-                            + " ({$max: {" + fenceField + ": token}}). Leave it out of the update, or give"
-                            + " FencedCollection another field with withFenceField(...).");
-                }
-            }
-            fenced.put(name, operator.getValue());
-        }
-        BsonDocument max = fenced.containsKey("$max") ? fenced.getDocument("$max").clone() : new BsonDocument();
-        max.put(fenceField, new BsonInt64(token));
-        fenced.put("$max", max);
-        return fenced;
-    }
-
-    private boolean touchesFence(String path) {
-        return path.equals(fenceField) || path.startsWith(fenceField + ".");
     }
 
     @SuppressWarnings("unchecked")
@@ -332,109 +287,6 @@ public final class FencedCollection<T> {
         return encoded;
     }
 
-    /**
-     * A refused upsert whose filter names the document through a unique index fails with a duplicate key:
-     * the document exists, and its fence kept it from matching. Any other failure is the driver's.
-     */
-    private RuntimeException refusedOr(MongoException failure, boolean upsert, String lockName, long token, Bson filter,
-                                       Collation collation) {
-        if (!upsert || !isDuplicateKey(failure)) {
-            return failure;
-        }
-        Optional<FencedWriteRejectedException> refusal;
-        try {
-            refusal = refusal(lockName, token, filter, collation);
-        } catch (RuntimeException readFailed) {
-            readFailed.addSuppressed(failure);
-            return readFailed;
-        }
-        if (refusal.isEmpty()) {
-            return failure; // another unique index, or a concurrent insert of a document this token may write
-        }
-        refusal.get().initCause(failure);
-        return refusal.get();
-    }
-
-    static boolean isDuplicateKey(MongoException failure) {
-        // 11000, 11001 and 12582 alike, from a write (MongoWriteException) or from findAndModify (MongoCommandException).
-        return failure instanceof MongoServerException server
-                && ErrorCategory.fromErrorCode(server.getCode()) == ErrorCategory.DUPLICATE_KEY;
-    }
-
-    private void throwIfRefused(String lockName, long token, Bson filter, Collation collation) {
-        Optional<FencedWriteRejectedException> refusal = refusal(lockName, token, filter, collation);
-        if (refusal.isPresent()) {
-            throw refusal.get();
-        }
-    }
-
-    /**
-     * The one extra read of a write that changed nothing: a document matching the caller's filter whose
-     * fence the token does not pass. Read on the primary with local read concern, as the refused write was
-     * judged: a lagging secondary, or a majority read, could miss a fence raised by a write not yet replicated.
-     */
-    private Optional<FencedWriteRejectedException> refusal(String lockName, long token, Bson filter, Collation collation) {
-        FindIterable<BsonDocument> read = collection.withDocumentClass(BsonDocument.class)
-                .withReadPreference(ReadPreference.primary())
-                .withReadConcern(ReadConcern.LOCAL)
-                .find(Filters.and(filter, Filters.nor(Filters.eq(fenceField, null), Filters.lte(fenceField, token))))
-                .projection(Projections.include(fenceField))
-                .limit(1);
-        BsonDocument seen = (collation == null ? read : read.collation(collation)).first();
-        return seen == null ? Optional.empty() : refusalBy(seen, lockName, token);
-    }
-
-    /**
-     * The fence's rule applied to a document already read (with its {@code _id} and fence field): the refusal a
-     * write with {@code token} gets from it, or empty when its fence lets the token pass. {@link VersionedCollection}
-     * applies it to the document it read, so that a stale token is refused before any change is computed.
-     *
-     * @throws LockConfigurationException when the fence field holds something other than a whole number
-     */
-    Optional<FencedWriteRejectedException> refusalBy(BsonDocument seen, String lockName, long token) {
-        BsonValue fence = seen.get(fenceField);
-        if (fence == null || fence.isNull()) {
-            return Optional.empty();
-        }
-        String id = new BsonDocument("_id", seen.get("_id")).toJson();
-        OptionalLong higher = wholeNumber(fence);
-        if (higher.isEmpty()) {
-            throw new LockConfigurationException("Document " + id + " in " + namespace() + " has "
-                    + new BsonDocument(fenceField, fence).toJson()
-                    + ", which is not a fencing token (a whole number), so no fenced write can pass it. Another writer"
-                    + " uses that field: give FencedCollection a field of its own with withFenceField(...).");
-        }
-        return higher.getAsLong() <= token ? Optional.empty()
-                : Optional.of(new FencedWriteRejectedException(lockName, token, namespace(), id, fenceField, higher.getAsLong()));
-    }
-
-    /** A whole number: what {@code $max} or {@code $inc} writes, or what a shell writes as a double. */
-    static OptionalLong wholeNumber(BsonValue value) {
-        if (value.isInt32() || value.isInt64()) {
-            return OptionalLong.of(value.asNumber().longValue());
-        }
-        if (value.isDouble()) {
-            double number = value.asDouble().getValue();
-            return number == Math.rint(number) && Math.abs(number) < 0x1p63 ? OptionalLong.of((long) number) : OptionalLong.empty();
-        }
-        if (value.isDecimal128()) {
-            Decimal128 decimal = value.asDecimal128().getValue();
-            if (decimal.isNaN() || decimal.isInfinite()) {
-                return OptionalLong.empty();
-            }
-            try {
-                BigDecimal exact = decimal.bigDecimalValue();
-                return OptionalLong.of(exact.stripTrailingZeros().longValueExact());
-            } catch (ArithmeticException notWhole) {
-                return OptionalLong.empty();
-            }
-        }
-        return OptionalLong.empty();
-    }
-
-    private String namespace() {
-        return collection.getNamespace().getFullName();
-    }
 
     static void checkToken(long token) {
         if (token < 1) {
@@ -492,6 +344,6 @@ public final class FencedCollection<T> {
 
     @Override
     public String toString() {
-        return "FencedCollection[" + namespace() + ", fence field \"" + fenceField + "\"]";
+        return "FencedCollection[" + collection.getNamespace().getFullName() + ", fence field \"" + fenceField + "\"]";
     }
 }

@@ -132,11 +132,11 @@ public final class MongoReleaseFeed implements ReleaseFeed {
     static List<Bson> pipeline(boolean lookup) {
         Document match = new Document("operationType", "update");
         if (lookup) {
-            match.append("fullDocument." + MongoLockStore.HOLDS, 0);
+            match.append("fullDocument." + LockDocument.HOLDS, 0);
         } else {
             // Events without a description pass too, so that a server lacking them is noticed, not silent.
             match.append("$or", List.of(
-                    new Document("updateDescription.updatedFields." + MongoLockStore.HOLDS, 0),
+                    new Document("updateDescription.updatedFields." + LockDocument.HOLDS, 0),
                     new Document("updateDescription", new Document("$exists", false))));
         }
         return List.of(new Document("$match", match));
@@ -236,17 +236,17 @@ public final class MongoReleaseFeed implements ReleaseFeed {
 
     /** The manager at the head of a looked-up lock's queue, or null when nobody is queued. */
     private static String queueHead(Document lock) {
-        return lock != null && lock.get(MongoLockStore.QUEUE) instanceof List<?> queue && !queue.isEmpty()
+        return lock != null && lock.get(LockDocument.QUEUE) instanceof List<?> queue && !queue.isEmpty()
                 ? String.valueOf(queue.get(0)) : null;
     }
 
     private static String lockName(ChangeStreamDocument<Document> event, boolean lookup) {
         if (lookup) {
             Document lock = event.getFullDocument();
-            return lock != null && lock.get(MongoLockStore.ID) instanceof String name ? name : null;
+            return lock != null && lock.get(LockDocument.ID) instanceof String name ? name : null;
         }
         BsonDocument key = event.getDocumentKey();
-        BsonValue id = key == null ? null : key.get(MongoLockStore.ID);
+        BsonValue id = key == null ? null : key.get(LockDocument.ID);
         return id instanceof BsonString name ? name.getValue() : null;
     }
 

@@ -283,7 +283,7 @@ public final class VersionedCollection {
         try {
             documents.insertOne(document);
         } catch (MongoException failure) {
-            if (FencedCollection.isDuplicateKey(failure) && documents.find(absent).first() != null) {
+            if (FenceRule.isDuplicateKey(failure) && documents.find(absent).first() != null) {
                 return Optional.empty(); // the _id is taken now: a conflict, which the next attempt reads
             }
             throw failure; // not a duplicate key, or one on another unique index
@@ -295,7 +295,7 @@ public final class VersionedCollection {
     private Optional<VersionedUpdate> replace(BsonDocument stored, Function<Optional<Document>, Document> change,
                                               Fence fence, int attempt) {
         if (fence.on()) {
-            Optional<FencedWriteRejectedException> refused = fenced.refusalBy(stored, fence.lockName(), fence.token());
+            Optional<FencedWriteRejectedException> refused = fenced.fence().refusalBy(stored, fence.lockName(), fence.token());
             if (refused.isPresent()) {
                 throw refused.get(); // before the change runs: its result could never be stored
             }
@@ -328,7 +328,7 @@ public final class VersionedCollection {
         if (value == null) {
             return 0;
         }
-        OptionalLong version = FencedCollection.wholeNumber(value);
+        OptionalLong version = FenceRule.wholeNumber(value);
         if (version.isEmpty()) {
             throw new LockConfigurationException("Document " + describe(stored.get("_id")) + " in " + namespace()
                     + " has " + new BsonDocument(versionField, value).toJson() + ", which is not a version (a whole"

@@ -168,7 +168,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
         MongoCommandException notSupported = new MongoCommandException(new org.bson.BsonDocument("ok", new org.bson.BsonInt32(0))
                 .append("code", new org.bson.BsonInt32(301)).append("errmsg", new org.bson.BsonString("Retryable writes are not supported")),
                 new ServerAddress("127.0.0.1", 27017));
-        String advice = MongoLockStore.advice(notSupported, "app.locks");
+        String advice = StoreCalls.advice(notSupported, "app.locks");
         assertTrue(advice.contains("retryWrites=false") && advice.contains("DocumentDB"), advice);
     }
 
@@ -187,10 +187,10 @@ class MongoLockStoreContractTest extends LockStoreContract {
 
     @Test
     void aTimeoutWhileStillWaitingForAServerMeansTheRequestWasNeverSent() {
-        assertTrue(MongoLockStore.neverSent(new com.mongodb.MongoOperationTimeoutException(
+        assertTrue(StoreCalls.neverSent(new com.mongodb.MongoOperationTimeoutException(
                 "Timed out while waiting for a server that matches ReadPreferenceServerSelector{readPreference=primary}.")));
-        assertTrue(MongoLockStore.neverSent(new com.mongodb.MongoTimeoutException("Timed out while waiting for a connection")));
-        assertFalse(MongoLockStore.neverSent(new com.mongodb.MongoOperationTimeoutException("Operation exceeded the timeout limit.")),
+        assertTrue(StoreCalls.neverSent(new com.mongodb.MongoTimeoutException("Timed out while waiting for a connection")));
+        assertFalse(StoreCalls.neverSent(new com.mongodb.MongoOperationTimeoutException("Operation exceeded the timeout limit.")),
                 "a timeout while waiting for the answer: the write may have been applied");
     }
 }

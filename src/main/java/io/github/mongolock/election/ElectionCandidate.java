@@ -1,5 +1,14 @@
-package io.github.mongolock;
+package io.github.mongolock.election;
 
+import io.github.mongolock.Leadership;
+import io.github.mongolock.LeadershipListener;
+import io.github.mongolock.LeadershipOptions;
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockManager;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.LockSession;
+import io.github.mongolock.RevocationReason;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;

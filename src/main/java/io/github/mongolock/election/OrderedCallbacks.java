@@ -1,4 +1,4 @@
-package io.github.mongolock;
+package io.github.mongolock.election;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;

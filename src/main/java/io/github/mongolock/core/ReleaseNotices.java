@@ -1,0 +1,41 @@
+package io.github.mongolock.core;
+
+/**
+ * What this manager does with the push feed's notices ({@link ReleaseFeed}): a release wakes its waiters for
+ * that lock and ends the quiet its queued waiters keep, unless the lock is free for another manager's turn;
+ * notices missed wake every waiter, who then ask the store. Its own class so that the coordinator only wires
+ * the feed, and the rule of which notice wakes whom reads in one place. Thread-safe.
+ */
+final class ReleaseNotices implements ReleaseFeed.Listener {
+
+    private final String manager;
+    private final QueuePresence queues;
+    private final ReleaseSignals signals;
+
+    /** @param manager this manager's id in lock queues (the coordinator's owner prefix) */
+    ReleaseNotices(String manager, QueuePresence queues, ReleaseSignals signals) {
+        this.manager = manager;
+        this.queues = queues;
+        this.signals = signals;
+    }
+
+    @Override
+    public void released(String name, String queueHead) {
+        if (queueHead != null && !queueHead.equals(manager)) {
+            return; // free, but another manager's turn: our waiters could not take it
+        }
+        queues.noticed(name);
+        signals.released(name);
+    }
+
+    @Override
+    public void missedSome() {
+        queues.noticesMissed();
+        signals.releasedAll();
+    }
+
+    @Override
+    public boolean anyoneWaiting() {
+        return signals.waitingNames() > 0;
+    }
+}

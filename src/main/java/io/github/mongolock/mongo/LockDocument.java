@@ -1,0 +1,70 @@
+package io.github.mongolock.mongo;
+
+import io.github.mongolock.LockException;
+import java.util.Date;
+import java.util.List;
+import org.bson.Document;
+
+/**
+ * The lock document's field names, as {@link MongoLockStore}'s class comment draws them, and the reading of
+ * their values. Every class of the store names a field through here, so the document is spelt in one place,
+ * and a document mongolock did not write fails everywhere with the same message.
+ */
+final class LockDocument {
+
+    static final String ID = "_id";
+    static final String OWNER = "owner";
+    static final String HOLDS = "holds";
+    static final String VERSION = "version";
+    static final String TOKEN = "token";
+    static final String BEAT = "beat";
+    static final String LEASE_ID = "leaseId";
+    static final String LEASE_MS = "leaseMs";
+    static final String ACQUIRED_AT = "acquiredAt";
+    static final String RENEWED_AT = "renewedAt";
+    static final String QUEUE = "queue";
+    static final String RELEASED_AT = "releasedAt";
+    static final String QUEUE_HEAD = QUEUE + ".0";
+    /** The database's time, added by the store's aggregation to the document it reads. */
+    static final String SERVER_NOW = "serverNow";
+
+    /**
+     * Starts every lease id this version writes. Its holders renew {@code beat}; a lease id without it
+     * belongs to a holder of the earlier version, which renews {@code renewedAt} only.
+     */
+    static final String BEAT_RENEWED = "b";
+
+    /**
+     * Starts the lease id of a lease kept for a minimum hold ({@link MongoLockStore#releaseKeeping}); it starts with
+     * {@value #BEAT_RENEWED} too ("k" is no hex digit, so no other lease id starts this way). Only such a
+     * lease may be ended by the database's clock reading {@code releasedAt}: a holder of the earlier version
+     * that takes a kept lock over leaves {@code releasedAt} in place, and its own lease must not end by it.
+     */
+    static final String KEPT = BEAT_RENEWED + "k";
+
+    private LockDocument() {
+    }
+
+    /** The managers queued for the lock, in arrival order; empty when the field is absent. */
+    static List<?> queue(Document state) {
+        return state.get(QUEUE) instanceof List<?> queue ? queue : List.of();
+    }
+
+    /**
+     * The database's time read with the document, or null: FerretDB 1.24 neither refuses nor evaluates
+     * {@code $$NOW} in {@code $addFields}, it returns the string "$$NOW", and a server without the field
+     * must cost only the fast path.
+     */
+    static Date serverNow(Document state) {
+        return state.get(SERVER_NOW) instanceof Date now ? now : null;
+    }
+
+    static long number(Document document, String field) {
+        Object value = document.get(field);
+        if (value instanceof Number number) {
+            return number.longValue();
+        }
+        throw new LockException("Lock document " + document.get(ID) + " has no numeric \"" + field
+                + "\" (found " + value + "): the collection holds documents mongolock did not write.");
+    }
+}
