@@ -20,8 +20,9 @@ public enum OnLeaseLost {
     INTERRUPT,
     /**
      * For {@code @Locked} methods returning a {@code CompletionStage} or {@code CompletableFuture} only:
-     * also cancel the stage the method returned ({@code toCompletableFuture().cancel(true)}) and the one
-     * the caller received, which then complete with a {@link java.util.concurrent.CancellationException};
+     * also cancel the stage the caller received, at once and whatever MongoDB is doing (the lock's clean-up
+     * runs in the background), then the one the method returned ({@code toCompletableFuture().cancel(true)});
+     * both then complete with a {@link java.util.concurrent.CancellationException};
      * stages depending on them do not run. A task already computing the stage's value is not interrupted
      * by that ({@code CompletableFuture.cancel} never interrupts). With a {@link LockSession}, register
      * your own action instead: {@link LockSession#onLeaseLost(Runnable)}.

@@ -10,6 +10,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -84,13 +85,32 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
                 closeAfter(refused, session); // an odd stage type that takes no callback: do not leak the lock
                 throw refused;
             }
-            if (onLeaseLost == OnLeaseLost.CANCEL) {
-                session.onLeaseLost(() -> {
-                    cancel(stage);
-                    cancel(released);
-                });
+            if (returns != ReturnKind.STAGE) {
+                if (onLeaseLost == OnLeaseLost.CANCEL) {
+                    session.onLeaseLost(() -> cancel(stage));
+                }
+                return stage;
             }
-            return returns == ReturnKind.STAGE ? released : stage;
+            // The caller's stage is a future of its own: cancelled at once on a lost lease (CANCEL), before the
+            // method's stage, whose release must not make the caller wait for MongoDB; and cancelling it by hand
+            // cancels the method's work, whose completion then releases the lock.
+            CompletableFuture<Object> callers = new CompletableFuture<>();
+            released.whenComplete((value, failure) -> {
+                if (failure == null) {
+                    callers.complete(value);
+                } else {
+                    callers.completeExceptionally(failure);
+                }
+            });
+            callers.whenComplete((value, failure) -> {
+                if (callers.isCancelled()) {
+                    cancel(stage);
+                }
+            });
+            if (onLeaseLost == OnLeaseLost.CANCEL) {
+                session.onLeaseLost(() -> callers.cancel(true));
+            }
+            return callers;
         }
         session.close();
         return result;

@@ -57,6 +57,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     /** This manager's place in lock queues, and the quiet its queued waiters keep. */
     private final QueuePresence queues;
     private final OwnedLocks owned;
+    private final LeaseLosses losses;
     private final StoreCallGate calls = new StoreCallGate();
     private final LeaseRenewer renewer;
     private final ReleaseFeed releaseFeed;
@@ -103,7 +104,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
         this.fresh = new FreshAttempts(store, clock, ownerPrefix);
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
-        LeaseLosses losses = new LeaseLosses(store, signals, events, metrics);
+        this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, queues, signals);
         this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, losses::leaseLost);
@@ -345,6 +346,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         unreleased.addAll(fresh.abandonOrphans());
         queues.leaveAll();
         events.close();
+        losses.close();
         try {
             observation.close();
         } catch (Exception broken) {

@@ -138,9 +138,12 @@ final class OwnedLocks {
             if (lock.status == HeldLock.Status.LOST) {
                 dropHold(lock, remaining);
                 if (remaining == 0) {
-                    losses.freeIfStillOurs(lock);
+                    losses.freeInBackground(lock);
+                    throw losses.lost(lock, "lost its lease before this close(), which waits for nothing: if nobody"
+                            + " took the lock over, it is freed in the background");
                 }
-                throw losses.lost(lock, "was not released by this close()");
+                throw losses.lost(lock, "lost its lease before this close() (the outer holds of this acquisition"
+                        + " free it when they close)");
             }
             // A minimum hold not yet over keeps the lock from everyone, this manager's next caller included.
             boolean keeps = remaining == 0 && lock.holdLeftNanos(clock.nanoTime()) > 0;

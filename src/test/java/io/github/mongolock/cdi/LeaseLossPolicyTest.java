@@ -4,7 +4,6 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,14 +12,13 @@ import io.github.mongolock.LockLostException;
 import io.github.mongolock.Locked;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.SilentProxy;
 import io.github.mongolock.testing.TestMongo;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.bson.Document;
@@ -154,11 +152,56 @@ class LeaseLossPolicyTest {
         CompletableFuture<String> pending = new CompletableFuture<>();
         CompletionStage<String> returned = work.cancellable(pending);
         takenOverOnceStarted("cancelled");
-        ExecutionException failed = assertThrows(ExecutionException.class,
-                () -> returned.toCompletableFuture().get(5, TimeUnit.SECONDS));
-        assertInstanceOf(CancellationException.class, failed.getCause() instanceof CompletionException wrapped
-                ? wrapped.getCause() : failed.getCause(), "the caller's stage was cancelled: " + failed.getCause());
+        assertThrows(CancellationException.class, () -> returned.toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertTrue(returned.toCompletableFuture().isCancelled(), "the caller's stage is cancelled, not failed");
         assertTrue(pending.isCancelled(), "the method's own stage was cancelled too");
+    }
+
+    /**
+     * Issue 21: with MongoDB silent (its process paused), the lease ends unconfirmed, and the caller's stage
+     * is cancelled then, within the lease: it waits for no clean-up write, however long MongoDB stays silent.
+     */
+    @Test
+    void cancelReachesTheCallerWithinTheLeaseWhileMongoDbIsSilent(TestMongo mongo) throws Exception {
+        try (SilentProxy proxy = SilentProxy.start(mongo.uri())) {
+            WeldContainer silenced = WeldNodes.start("policy-silenced", WeldNodes.settings(mongo, mongo.freshDatabase(),
+                    "mongolock.uri", proxy.uri(), "mongolock.lease-time", "PT1.5S", "mongolock.store-timeout", "PT10S"),
+                    Work.class);
+            try {
+                Work silencedWork = silenced.select(Work.class).get();
+                CompletableFuture<String> pending = new CompletableFuture<>();
+                CompletionStage<String> returned = silencedWork.cancellable(pending);
+                silencedWork.started().get(5, TimeUnit.SECONDS);
+                proxy.silence();
+                long silencedAt = System.nanoTime();
+                assertThrows(CancellationException.class, () -> returned.toCompletableFuture().get(5, TimeUnit.SECONDS),
+                        "the caller's stage must not wait for the 10 s store timeout");
+                long cancelMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silencedAt);
+                System.out.printf("[CANCEL, MongoDB silent] the caller's stage was cancelled %d ms after MongoDB went"
+                        + " silent (lease 1500 ms, store timeout 10 s)%n", cancelMillis);
+                assertTrue(returned.toCompletableFuture().isCancelled(), "cancelled, not failed");
+                assertTrue(pending.isCancelled(), "the method's own stage was cancelled too");
+                assertTrue(cancelMillis < 2_500, "cancelled " + cancelMillis + " ms after the silence, lease 1500 ms");
+            } finally {
+                silenced.close();
+            }
+        }
+    }
+
+    /** Cancelling the stage a {@code @Locked} method returned cancels the work, and the lock is released. */
+    @Test
+    void cancellingTheReturnedStageByHandCancelsTheWorkAndReleasesTheLock() throws Exception {
+        CompletableFuture<String> pending = new CompletableFuture<>();
+        CompletionStage<String> returned = work.cancellable(pending);
+        work.started().get(5, TimeUnit.SECONDS);
+        assertTrue(returned.toCompletableFuture().cancel(true));
+        assertTrue(returned.toCompletableFuture().isCancelled(), "the caller's stage is cancelled");
+        assertTrue(pending.isCancelled(), "the method's own stage, the work, is cancelled too");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (locks.find(eq("_id", "cancelled")).first().getInteger("holds") > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, locks.find(eq("_id", "cancelled")).first().getInteger("holds"), "the lock was released");
     }
 
     @Test

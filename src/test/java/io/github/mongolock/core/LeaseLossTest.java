@@ -1,5 +1,6 @@
 package io.github.mongolock.core;
 
+import static io.github.mongolock.testing.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -53,6 +54,39 @@ class LeaseLossTest {
 
     private LockCoordinator node(String label, LockStore store, List<io.github.mongolock.LockListener> listeners) {
         return nodes.node(label, store, LEASE, RetryBackoff.standard(), listeners);
+    }
+
+    /**
+     * Issue 21: the close of a hold whose lease ran out unconfirmed (MongoDB silent) neither waits for MongoDB
+     * nor claims what it cannot know; once MongoDB answers again, a background write frees the lock if nobody
+     * took it over.
+     */
+    @Test
+    void closingALostHoldReturnsAtOnceAndTheLockIsFreedInTheBackground() throws Exception {
+        LockCoordinator holder = node("holder", scripted, List.of());
+        LockCoordinator other = node("other", realStore, List.of());
+        scripted.pauseRenewals();
+        scripted.pauseReleases();
+        try {
+            LockSession held = holder.acquire("job");
+            await(() -> !held.isHeld(), "the lease ran out unconfirmed");
+            long start = System.nanoTime();
+            CompletableFuture<LockLostException> closing = CompletableFuture.supplyAsync(
+                    () -> assertThrows(LockLostException.class, held::close));
+            LockLostException lost = closing.get(2, TimeUnit.SECONDS);
+            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.printf("[lost hold] close() returned after %d ms while MongoDB did not answer%n", closeMillis);
+            assertTrue(lost.getMessage().contains("freed in the background"), lost.getMessage());
+            assertFalse(lost.getMessage().contains("was not released"), "it may well be released: " + lost.getMessage());
+            scripted.resumeReleases();
+            await(() -> other.tryAcquire("job").map(session -> {
+                session.close();
+                return true;
+            }).orElse(false), "another manager's single attempt is granted: the background write freed it");
+        } finally {
+            scripted.resumeReleases();
+            scripted.resumeRenewals();
+        }
     }
 
     /** A holder whose renewal call hangs (a frozen connection until the store's timeout) must not learn late. */

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class ScriptedStore extends ForwardingLockStore {
 
     private volatile CountDownLatch renewalGate = new CountDownLatch(0);
+    private volatile CountDownLatch releaseGate = new CountDownLatch(0);
     private volatile boolean renewalsFail;
     private volatile boolean releasesFail;
     private volatile boolean loseNextAcquireAnswer;
@@ -40,6 +41,15 @@ final class ScriptedStore extends ForwardingLockStore {
 
     void resumeRenewals() {
         renewalGate.countDown();
+    }
+
+    /** Releases hang until {@link #resumeReleases()}: a MongoDB that does not answer. */
+    void pauseReleases() {
+        releaseGate = new CountDownLatch(1);
+    }
+
+    void resumeReleases() {
+        releaseGate.countDown();
     }
 
     void failRenewals(boolean fail) {
@@ -168,6 +178,12 @@ final class ScriptedStore extends ForwardingLockStore {
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
+        try {
+            releaseGate.await();
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LockStoreException("release interrupted", interrupted);
+        }
         if (releasesFail) {
             throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
         }
