@@ -10,6 +10,7 @@ import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.mongo.MongoReleaseFeed;
+import io.github.mongolock.mongo.IdleLockCleaner;
 import io.github.mongolock.mongo.MongoLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,17 +44,24 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
     public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
     public static final Duration DEFAULT_STORE_TIMEOUT = MongoLockStore.DEFAULT_TIMEOUT;
+    /** Lock documents left free this long are removed (their tokens live on in the collection's token floor). */
+    public static final Duration DEFAULT_IDLE_LOCK_AGE = Duration.ofDays(1);
+    /** How often the managers of a collection, together, look for idle lock documents. */
+    public static final Duration DEFAULT_IDLE_CHECK_INTERVAL = Duration.ofHours(1);
 
     private final LockCoordinator coordinator;
     private final MongoClient client;
     private final boolean ownsClient;
     private final String instanceId;
+    private final AutoCloseable idleCleanUp;
 
-    private MongoLockManager(LockCoordinator coordinator, MongoClient client, boolean ownsClient, String instanceId) {
+    private MongoLockManager(LockCoordinator coordinator, MongoClient client, boolean ownsClient, String instanceId,
+                             AutoCloseable idleCleanUp) {
         this.coordinator = coordinator;
         this.client = client;
         this.ownsClient = ownsClient;
         this.instanceId = instanceId;
+        this.idleCleanUp = idleCleanUp;
     }
 
     public static Builder builder() {
@@ -130,6 +138,11 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     @Override
     public void close() {
         try {
+            idleCleanUp.close();
+        } catch (Exception unexpected) {
+            throw new IllegalStateException("the idle clean-up's scheduler did not stop", unexpected);
+        }
+        try {
             coordinator.close();
         } finally {
             if (ownsClient) {
@@ -157,6 +170,8 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
         private String instanceId;
         private boolean pushWakeUp = true;
+        private Duration idleLockAge = DEFAULT_IDLE_LOCK_AGE;
+        private Duration idleCheckInterval = DEFAULT_IDLE_CHECK_INTERVAL;
         private final List<LockListener> listeners = new ArrayList<>();
         private LockMetrics metrics = LockMetrics.NONE;
 
@@ -227,6 +242,26 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         }
 
         /**
+         * Lock documents left free at least this long are removed, so that names used once (a lock per record)
+         * do not pile up; fencing tokens still never go back (a name created again starts above the highest
+         * token removed). Default P1D; {@code PT0S} turns the clean-up off for this manager. See
+         * {@link io.github.mongolock.mongo.IdleLockCleaner}.
+         */
+        public Builder idleLockAge(Duration idleLockAge) {
+            this.idleLockAge = Objects.requireNonNull(idleLockAge, "idleLockAge");
+            return this;
+        }
+
+        /**
+         * How often the managers of one collection, together, look for idle lock documents: the first whose
+         * turn it is cleans up (at most 10,000 documents per interval), the others skip. Default PT1H.
+         */
+        public Builder idleCheckInterval(Duration idleCheckInterval) {
+            this.idleCheckInterval = Objects.requireNonNull(idleCheckInterval, "idleCheckInterval");
+            return this;
+        }
+
+        /**
          * Where this manager reports acquisitions, waits, holds, lost leases and store failures, e.g.
          * {@code OpenTelemetryLockMetrics.of(openTelemetry)}. Default: {@link LockMetrics#NONE}.
          */
@@ -263,6 +298,12 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             if (instanceId != null) {
                 checkInstanceId(instanceId);
             }
+            if (idleLockAge.isNegative()) {
+                throw new LockConfigurationException("idleLockAge = " + idleLockAge + " is negative: give PT0S (off) or more, e.g. P1D.");
+            }
+            if (idleCheckInterval.isNegative() || idleCheckInterval.isZero()) {
+                throw new LockConfigurationException("idleCheckInterval = " + idleCheckInterval + " must be positive, e.g. PT1H.");
+            }
         }
 
         /** The lock collection's database (given, or named in the URI), checked with the collection name. */
@@ -297,7 +338,9 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
                     MonotonicClock.system(), listeners, feed, metrics);
-            return new MongoLockManager(coordinator, effective, ownedClient != null, id);
+            AutoCloseable idleCleanUp = idleLockAge.isZero() ? () -> { }
+                    : new IdleLockCleaner(store).scheduleEvery(idleCheckInterval, idleLockAge, ownerPrefix);
+            return new MongoLockManager(coordinator, effective, ownedClient != null, id, idleCleanUp);
         }
 
         private static ConnectionString parse(String uri) {

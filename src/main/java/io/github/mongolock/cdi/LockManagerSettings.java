@@ -31,10 +31,13 @@ import java.util.Optional;
  * @param interceptorPriority {@code mongolock.interceptor.priority}
  * @param pushWakeUp          {@code mongolock.push-wake-up} (default true)
  * @param metrics             {@code mongolock.metrics.enabled} (default true): OpenTelemetry metrics where the API is present
+ * @param idleLockAge         {@code mongolock.idle-lock-age} (default P1D, PT0S: off): free lock documents older are removed
+ * @param idleCheckInterval   {@code mongolock.idle-check-interval} (default PT1H): how often the managers look for them
  */
 record LockManagerSettings(Optional<String> uri, Optional<String> database, String collection, Duration leaseTime,
                            Duration waitTime, Duration storeTimeout, Optional<String> instanceId,
-                           int interceptorPriority, boolean pushWakeUp, boolean metrics) {
+                           int interceptorPriority, boolean pushWakeUp, boolean metrics, Duration idleLockAge,
+                           Duration idleCheckInterval) {
 
     static final String URI = "mongolock.uri";
     static final String DATABASE = "mongolock.database";
@@ -46,6 +49,8 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     static final String INTERCEPTOR_PRIORITY = "mongolock.interceptor.priority";
     static final String PUSH_WAKE_UP = "mongolock.push-wake-up";
     static final String METRICS_ENABLED = "mongolock.metrics.enabled";
+    static final String IDLE_LOCK_AGE = "mongolock.idle-lock-age";
+    static final String IDLE_CHECK_INTERVAL = "mongolock.idle-check-interval";
 
     /**
      * Runs the lock before (outside) {@code @Transactional} (PLATFORM_BEFORE + 200), so a transaction
@@ -85,8 +90,24 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         int priority = config.integer(INTERCEPTOR_PRIORITY, problems).orElse(DEFAULT_INTERCEPTOR_PRIORITY);
         boolean pushWakeUp = config.bool(PUSH_WAKE_UP, problems).orElse(true);
         boolean metrics = config.bool(METRICS_ENABLED, problems).orElse(true);
+        Duration idleLockAge = config.text(IDLE_LOCK_AGE, problems)
+                .flatMap(value -> ConfigReader.duration(IDLE_LOCK_AGE, value, problems).filter(age -> {
+                    if (age.isNegative()) {
+                        problems.add(CdiMessages.badSetting(IDLE_LOCK_AGE, value, "give PT0S (no clean-up) or more, e.g. P1D."));
+                    }
+                    return !age.isNegative();
+                }))
+                .orElse(MongoLockManager.DEFAULT_IDLE_LOCK_AGE);
+        Duration idleCheckInterval = config.text(IDLE_CHECK_INTERVAL, problems)
+                .flatMap(value -> ConfigReader.duration(IDLE_CHECK_INTERVAL, value, problems).filter(interval -> {
+                    if (interval.isNegative() || interval.isZero()) {
+                        problems.add(CdiMessages.badSetting(IDLE_CHECK_INTERVAL, value, "give a positive duration, e.g. PT1H."));
+                    }
+                    return !interval.isNegative() && !interval.isZero();
+                }))
+                .orElse(MongoLockManager.DEFAULT_IDLE_CHECK_INTERVAL);
         return new LockManagerSettings(uri, database, collection, lease, wait, storeTimeout, instanceId, priority, pushWakeUp,
-                metrics);
+                metrics, idleLockAge, idleCheckInterval);
     }
 
     /**
@@ -167,7 +188,9 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
                 .leaseTime(leaseTime)
                 .waitTime(waitTime)
                 .storeTimeout(storeTimeout)
-                .pushWakeUp(pushWakeUp);
+                .pushWakeUp(pushWakeUp)
+                .idleLockAge(idleLockAge)
+                .idleCheckInterval(idleCheckInterval);
         if (!usesClientBean()) {
             builder.uri(uri.get());
         }

@@ -25,6 +25,19 @@ final class LockDocument {
     static final String QUEUE = "queue";
     static final String RELEASED_AT = "releasedAt";
     static final String QUEUE_HEAD = QUEUE + ".0";
+    /** Database clock, when the lock was last left free (for the idle clean-up, see {@link IdleLockCleaner}). */
+    static final String FREED_AT = "freedAt";
+
+    /**
+     * The one document of the collection that is not a lock: its {@code _id} is no string, so no lock name
+     * can be it. It keeps the {@value #TOKEN_FLOOR} (every lock created from now on starts above it) and when
+     * the next idle clean-up is due ({@value #CLEAN_UP_DUE_AT}, by {@value #CLEAN_UP_BY}).
+     */
+    static final Document COLLECTION_STATE_ID = new Document("mongolock", "collection");
+    /** The highest token of any lock document the idle clean-up removed. */
+    static final String TOKEN_FLOOR = "tokenFloor";
+    static final String CLEAN_UP_DUE_AT = "cleanUpDueAt";
+    static final String CLEAN_UP_BY = "cleanUpBy";
     /** The database's time, added by the store's aggregation to the document it reads. */
     static final String SERVER_NOW = "serverNow";
 

@@ -11,6 +11,7 @@ import static com.mongodb.client.model.Updates.unset;
 import static io.github.mongolock.mongo.LockDocument.ACQUIRED_AT;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
 import static io.github.mongolock.mongo.LockDocument.BEAT_RENEWED;
+import static io.github.mongolock.mongo.LockDocument.FREED_AT;
 import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
 import static io.github.mongolock.mongo.LockDocument.LEASE_ID;
@@ -66,8 +67,17 @@ final class LockWrites {
     static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
         Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, wholeMillisUp(lease)),
                 inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT),
-                unset(RELEASED_AT));
+                unset(RELEASED_AT), unset(FREED_AT));
         return unqueued.isEmpty() ? grant : combine(grant, pullAll(QUEUE, unqueued));
+    }
+
+    /**
+     * The lock left free by its owner's last release, a resync to no holds, or a clean-up of an orphan: the
+     * version moves (every sighting and compare-and-set of the held state is spoilt) and the database's
+     * clock dates it for the idle clean-up.
+     */
+    static Bson free() {
+        return combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L), currentDate(FREED_AT));
     }
 
     /**

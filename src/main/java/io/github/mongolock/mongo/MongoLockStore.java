@@ -70,16 +70,26 @@ import org.bson.conversions.Bson;
  *   owner:      "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
  *   holds:      1,                      // the owner's hold count; 0 when free
  *   version:    NumberLong(17),         // +1 on every acquisition, takeover, re-entry, release and resync (the compare-and-set key)
- *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never reset
+ *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never lower for a name (see below)
  *   beat:       NumberLong(1203),       // +1 on every renewal: what waiters watch
  *   leaseId:    "b6740c1f2a9e8b3d1c0f4e2a7", // unique per fresh acquisition; renewals match on it ("b": renews beat)
  *   leaseMs:    NumberLong(30000),      // the holder's lease length
  *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
  *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
  *   queue:      ["web-2-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c"], // managers waiting for it, in arrival order (absent or [] when none)
- *   releasedAt: ISODate(...)            // database clock, when a holder released it with a minimum hold left (see below)
+ *   releasedAt: ISODate(...),           // database clock, when a holder released it with a minimum hold left (see below)
+ *   freedAt:    ISODate(...)            // database clock, when it was last left free (only while free; for the idle clean-up)
  * }
+ *
+ * { _id: { mongolock: "collection" },   // the one document that is no lock (its _id is no string)
+ *   tokenFloor:   NumberLong(41),       // the highest token of any lock document removed as idle
+ *   cleanUpDueAt: ISODate(...),         // when the next idle clean-up is due, and who ran the last one
+ *   cleanUpBy:    "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c" }
  * }</pre>
+ *
+ * <p><b>Idle documents.</b> {@link IdleLockCleaner} removes lock documents left free for a day (by default),
+ * after raising {@code tokenFloor} to their highest token; a lock document the acquire creates takes a token
+ * above the floor ({@code TokenFloor}), so a name's tokens never go back.
  *
  * <p><b>Fairness</b> (docs/fairness.md): a free lock whose queue is not empty is taken only by the
  * manager at the queue's head; every grant pulls the grantee's manager from the queue. The queue is
@@ -153,6 +163,7 @@ public final class MongoLockStore implements LockStore {
     private final Duration timeout;
     private final StoreCalls calls;
     private final BatchRenewal renewal;
+    private final TokenFloor tokenFloor;
 
     /**
      * A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. A store given a collection alone
@@ -208,11 +219,17 @@ public final class MongoLockStore implements LockStore {
         this.calls = new StoreCalls(collection.getNamespace().getFullName(), Objects.requireNonNull(metrics, "metrics"),
                 database, server);
         this.renewal = new BatchRenewal(locks, calls);
+        this.tokenFloor = new TokenFloor(locks, calls);
     }
 
     /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */
     public MongoCollection<Document> collection() {
         return locks;
+    }
+
+    /** How this store sends its requests (for the idle clean-up, which shares its concerns and reports). */
+    StoreCalls calls() {
+        return calls;
     }
 
     /** What bounds every call of this store. */
@@ -228,7 +245,7 @@ public final class MongoLockStore implements LockStore {
             String leaseId = newLeaseId();
             Document before = calls.call("acquire", name, () -> locks.findOneAndUpdate(
                     freeForManager(name, manager), take(owner, lease, leaseId, List.of(manager)), UPSERT_BEFORE));
-            return granted(before, leaseId);
+            return before == null ? tokenFloor.grantCreated(name, owner, leaseId) : granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
                 throw failure;
@@ -314,9 +331,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
-        Bson update = remainingHolds == 0
-                ? combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))
-                : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
+        Bson update = remainingHolds == 0 ? LockWrites.free() : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
         return calls.call("release", name, () -> locks.updateOne(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;
     }
@@ -334,9 +349,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public OptionalLong resync(String name, String owner, String leaseId, int holds) {
-        Bson update = holds == 0
-                ? combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))
-                : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
+        Bson update = holds == 0 ? LockWrites.free() : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
         // The BEFORE image is this write's own input (see class doc): the new version is one more. The whole
         // document, no projection: FerretDB 1.24 refuses findAndModify's "fields" (NotImplemented), and a
         // resync is rare.
@@ -347,8 +360,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public void abandon(String name, String owner) {
-        calls.call("clean up", name, () -> locks.updateOne(and(eq(ID, name), eq(OWNER, owner)),
-                combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L))));
+        calls.call("clean up", name, () -> locks.updateOne(and(eq(ID, name), eq(OWNER, owner)), LockWrites.free()));
     }
 
     @Override
