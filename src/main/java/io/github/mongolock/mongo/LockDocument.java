@@ -25,6 +25,11 @@ final class LockDocument {
     static final String QUEUE = "queue";
     static final String RELEASED_AT = "releasedAt";
     static final String QUEUE_HEAD = QUEUE + ".0";
+    /** The last release by an operator: which acquisition it ended, who, when and why (for people and the holder). */
+    static final String REVOKED_OWNER = "revokedOwner";
+    static final String REVOKED_BY = "revokedBy";
+    static final String REVOKED_AT = "revokedAt";
+    static final String REVOKED_REASON = "revokedReason";
     /** The database's time, added by the store's aggregation to the document it reads. */
     static final String SERVER_NOW = "serverNow";
 

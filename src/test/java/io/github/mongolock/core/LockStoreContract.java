@@ -125,7 +125,7 @@ public abstract class LockStoreContract {
                 "the release moved the watched state: every watch starts again");
         Sighting kept = sight("job", "b");
         assertEquals(Duration.ofSeconds(2), kept.holderLease(), "waiters watch it for the time left, not the old lease");
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))),
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed(),
                 "a renewal still in flight cannot extend it: the lease id changed");
         assertFalse(store.release("job", "a", held.version(), 0), "the old version is gone");
         AcquireAttempt.Granted next = takeOver("job", "b", kept);
@@ -153,7 +153,7 @@ public abstract class LockStoreContract {
     void everyChangeByTheHolderSpoilsAnEarlierSighting() {
         AcquireAttempt.Granted held = grant("job", "a", LEASE);
         Sighting beforeRenewal = sight("job", "b");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))));
+        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed());
         assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRenewal), "renewed since");
         Sighting beforeReentry = sight("job", "b");
         assertTrue(store.reenter("job", "a", held.version()));
@@ -233,7 +233,7 @@ public abstract class LockStoreContract {
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         // The previous acquisition can do nothing to it any more, and a stale hand-over changes nothing.
         assertFalse(store.release("job", "m1:1", held.version(), 0));
-        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).isEmpty());
+        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).confirmed().isEmpty());
         assertInstanceOf(AcquireAttempt.Busy.class, store.handOver("job", "m1:1", held.version(), "m1:3", LEASE));
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         assertTrue(store.release("job", "m1:2", next.version(), 0));
@@ -285,7 +285,7 @@ public abstract class LockStoreContract {
         AcquireAttempt.Granted next = takeOver("job", "b", sight("job", "b"));
         assertFalse(store.release("job", "a", late.version(), 0));
         assertFalse(store.reenter("job", "a", late.version()));
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))).confirmed());
         store.abandon("job", "a");
         LockInfo info = store.inspect("job").orElseThrow();
         assertEquals("b", info.owner());
@@ -316,7 +316,7 @@ public abstract class LockStoreContract {
             Set<String> confirmed = store.renew(List.of(
                     new LeaseClaim("mine", "a", mine.leaseId()),
                     new LeaseClaim("theirs", "a", "some-other-lease"),
-                    new LeaseClaim("never-created", "a", "no-lease")));
+                    new LeaseClaim("never-created", "a", "no-lease"))).confirmed();
             assertEquals(Set.of("mine"), confirmed);
         }
         assertEquals("a", store.inspect("mine").orElseThrow().owner(), "alive after 1 s on a 0.6 s lease");
@@ -327,10 +327,10 @@ public abstract class LockStoreContract {
     void renewalOfAnEarlierAcquisitionIsNotConfirmed() {
         AcquireAttempt.Granted first = grant("job", "a", SHORT_LEASE);
         AcquireAttempt.Granted again = takeOver("job", "a", sight("job", "a")); // same owner, a new acquisition
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))).confirmed());
         assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()),
-                new LeaseClaim("other", "a", again.leaseId()))), "a lease id only ever matches its own lock");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))));
+                new LeaseClaim("other", "a", again.leaseId()))).confirmed(), "a lease id only ever matches its own lock");
+        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))).confirmed());
     }
 
     @Test

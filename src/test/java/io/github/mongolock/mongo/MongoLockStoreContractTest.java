@@ -178,7 +178,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
             LockStore plain = new MongoLockStore(noRetries.getDatabase(database).getCollection("plain-locks"));
             AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class, plain.tryAcquire("job", "a", LEASE));
             assertTrue(plain.reenter("job", "a", granted.version()));
-            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))));
+            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))).confirmed());
             assertTrue(plain.release("job", "a", granted.version() + 1, 1));
             assertEquals(java.util.OptionalLong.of(granted.version() + 3), plain.resync("job", "a", granted.leaseId(), 0));
             assertTrue(plain.inspect("job").isEmpty());
