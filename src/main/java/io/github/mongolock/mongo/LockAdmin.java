@@ -52,6 +52,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -100,9 +101,21 @@ public final class LockAdmin {
      * @param operator   who acts, recorded as {@code revokedBy}; e.g. {@link #defaultOperator()}
      */
     public LockAdmin(MongoDatabase database, String collection, Duration timeout, String operator) {
-        MongoLockStore store = new MongoLockStore(database, collection, timeout, LockMetrics.NONE);
-        this.locks = store.collection();
-        this.calls = new StoreCalls(locks.getNamespace().getFullName(), LockMetrics.NONE, database, null);
+        this(database.getCollection(collection), timeout, operator, database, null);
+    }
+
+    /** An admin that takes {@code server} as what it talks to, without asking (tests). */
+    LockAdmin(MongoCollection<Document> collection, Duration timeout, String operator, ServerProfile server) {
+        this(collection, timeout, operator, null, Objects.requireNonNull(server, "server"));
+    }
+
+    private LockAdmin(MongoCollection<Document> collection, Duration timeout, String operator, MongoDatabase database,
+                      ServerProfile server) {
+        // The store's concerns and timeout, and its translation of failures: an operator's view and write are as
+        // exact as the holders' own.
+        this.locks = new MongoLockStore(collection, timeout).collection();
+        this.calls = new StoreCalls(locks.getNamespace().getFullName(), LockMetrics.NONE,
+                database == null ? null : database.withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS), server);
         this.operator = requireText(operator, "operator");
     }
 

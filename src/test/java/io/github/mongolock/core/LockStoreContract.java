@@ -9,6 +9,7 @@ import io.github.mongolock.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +28,12 @@ public abstract class LockStoreContract {
 
     /** An empty store no other test touches. */
     protected abstract LockStore newStore();
+
+    /**
+     * An operator's forced release of {@code name} from {@code owner} at {@code version}, as the backend offers it
+     * (MongoDB: {@code LockAdmin}); false when it was refused because the lock is not {@code owner}'s at {@code version}.
+     */
+    protected abstract boolean releaseByOperator(String name, String owner, long version, String operator, String reason);
 
     /**
      * Whether the store reads the database's clock (MongoDB's {@code $$NOW}). Where it cannot (FerretDB
@@ -331,6 +338,32 @@ public abstract class LockStoreContract {
         assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()),
                 new LeaseClaim("other", "a", again.leaseId()))).confirmed(), "a lease id only ever matches its own lock");
         assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))).confirmed());
+    }
+
+    @Test
+    void aClaimAnOperatorEndedIsLostWithTheOperatorsReasonEvenAfterTheNextGrant() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        AcquireAttempt.Granted other = grant("other", "m1:2", LEASE);
+        assertFalse(releaseByOperator("job", "m2:1", held.version(), "alice", "wedged"), "owner-checked");
+        assertFalse(releaseByOperator("job", "m1:1", held.version() + 1, "alice", "wedged"), "version-checked");
+        assertTrue(releaseByOperator("job", "m1:1", held.version(), "alice", "wedged since 02:10"));
+        assertFalse(releaseByOperator("job", "m1:1", held.version(), "alice", "again"), "free now: nothing to release");
+        assertTrue(store.inspect("job").isEmpty(), "free");
+        LeaseClaim revoked = new LeaseClaim("job", "m1:1", held.leaseId());
+        RenewalOutcome outcome = store.renew(List.of(revoked, new LeaseClaim("other", "m1:2", other.leaseId())));
+        assertEquals(Set.of("other"), outcome.confirmed());
+        assertEquals("released by an operator: wedged since 02:10 (by alice)", outcome.lossReason("job"));
+        AcquireAttempt.Granted next = grant("job", "m3:1", LEASE);
+        assertEquals(held.fencingToken() + 1, next.fencingToken());
+        assertEquals("released by an operator: wedged since 02:10 (by alice)", store.renew(List.of(revoked)).lossReason("job"),
+                "still told after the next grant: the revocation names the acquisition it ended");
+        RenewalOutcome nextHolders = store.renew(List.of(new LeaseClaim("job", "m3:1", next.leaseId())));
+        assertEquals(Set.of("job"), nextHolders.confirmed());
+        assertEquals(Map.of(), nextHolders.lossReasons());
+        AcquireAttempt.Granted stale = grant("plain", "m1:3", SHORT_LEASE);
+        takeOver("plain", "m4:1", sight("plain", "m4:1"));
+        assertEquals(RenewalOutcome.TAKEN_OVER, store.renew(List.of(new LeaseClaim("plain", "m1:3", stale.leaseId())))
+                .lossReason("plain"), "a takeover is no operator's doing");
     }
 
     @Test

@@ -10,6 +10,7 @@ import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.github.mongolock.ForceReleaseRefusedException;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
@@ -40,6 +41,18 @@ class MongoLockStoreContractTest extends LockStoreContract {
     @Override
     protected boolean readsTheDatabaseClock() {
         return mongo.evaluatesNow();
+    }
+
+    @Override
+    protected boolean releaseByOperator(String name, String owner, long version, String operator, String reason) {
+        LockAdmin admin = new LockAdmin(mongo.collection(database, "locks"), MongoLockStore.DEFAULT_TIMEOUT, operator,
+                new ServerProfile(null, false, true));
+        try {
+            admin.forceRelease(name, owner, version, reason);
+            return true;
+        } catch (ForceReleaseRefusedException refused) {
+            return false;
+        }
     }
 
     @Override
