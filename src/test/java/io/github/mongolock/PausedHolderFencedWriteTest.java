@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.core.LeaseClaim;
-import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.mongo.FencedCollection;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.Await;
