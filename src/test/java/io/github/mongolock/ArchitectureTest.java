@@ -74,6 +74,16 @@ class ArchitectureTest {
                 .check(production);
     }
 
+    /** The operator's command is built on the store's public admin API (mongo) and the public API only. */
+    @Test
+    void theAdminCommandUsesNeitherTheCoreNorCdi() {
+        noClasses().that().resideInAPackage("io.github.mongolock.admin..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.github.mongolock.core..", "io.github.mongolock.cdi..", "io.github.mongolock.memory..",
+                        "jakarta.enterprise..", "org.eclipse.microprofile..")
+                .check(production);
+    }
+
     /** The root package is the API: leader election's implementation lives in its own package. */
     @Test
     void theRootPackageHoldsNoElectionImplementation() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -159,7 +159,7 @@ class LeaderElectionsTest {
         }
 
         @Override
-        public Set<String> renew(Collection<LeaseClaim> claims) {
+        public RenewalOutcome renew(Collection<LeaseClaim> claims) {
             check();
             return super.renew(claims);
         }

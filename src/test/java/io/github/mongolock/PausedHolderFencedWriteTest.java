@@ -12,6 +12,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.mongo.FencedCollection;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.Await;
@@ -21,7 +22,6 @@ import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
@@ -152,7 +152,7 @@ class PausedHolderFencedWriteTest {
         }
 
         @Override
-        public Set<String> renew(Collection<LeaseClaim> claims) {
+        public RenewalOutcome renew(Collection<LeaseClaim> claims) {
             renewing.incrementAndGet();
             try {
                 if (frozen) {

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -190,9 +189,9 @@ final class LeaseRenewer implements AutoCloseable {
             claims.add(new LeaseClaim(lock.name, lock.owner, lock.leaseId));
         }
         long sentAt = clock.nanoTime();
-        Set<String> confirmed;
+        RenewalOutcome outcome;
         try {
-            confirmed = store.renew(claims);
+            outcome = store.renew(claims);
         } catch (LockException storeDown) {
             if (!failing) {
                 LOG.log(Level.WARNING, "mongolock could not renew " + batch.size()
@@ -214,12 +213,12 @@ final class LeaseRenewer implements AutoCloseable {
         }
         long answeredAt = clock.nanoTime();
         for (HeldLock lock : batch) {
-            if (confirmed.contains(lock.name)) {
+            if (outcome.confirmed().contains(lock.name)) {
                 if (!lock.confirm(sentAt, answeredAt)) {
                     onLost.accept(lock, "its lease (" + lock.lease + ") had ended unconfirmed before this renewal's answer arrived");
                 }
             } else {
-                onLost.accept(lock, "a renewal found that the lease had run out and the lock belongs to another owner now");
+                onLost.accept(lock, outcome.lossReason(lock.name));
             }
         }
     }

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * The storage SPI: each method is one atomic attempt against the store (one or a few round trips),
@@ -108,9 +107,10 @@ public interface LockStore {
      * Restarts the lease of every claim that still belongs to its owner and acquisition, in O(1)
      * round trips however many claims there are. A renewal changes the state waiters watch.
      *
-     * @return the names whose claims still hold; the others are lost
+     * @return the names whose claims still hold (the others are lost) and, for a lost claim whose store knows
+     *         why (an operator released the lock: the document records who and why), that reason
      */
-    Set<String> renew(Collection<LeaseClaim> claims);
+    RenewalOutcome renew(Collection<LeaseClaim> claims);
 
     /**
      * The lock as stored now if it is held and, by the database's clock, its lease has not run out:

@@ -6,6 +6,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.ReleaseFeed;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.Sighting;
 import java.time.Clock;
 import java.time.Duration;
@@ -222,8 +223,9 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public synchronized Set<String> renew(Collection<LeaseClaim> claims) {
+    public synchronized RenewalOutcome renew(Collection<LeaseClaim> claims) {
         Set<String> confirmed = new LinkedHashSet<>();
+        Map<String, String> lossReasons = new HashMap<>();
         Instant now = databaseClock.instant();
         for (LeaseClaim claim : claims) {
             StoredLock lock = locks.get(claim.name());
@@ -232,9 +234,36 @@ public final class InMemoryLockStore implements LockStore {
                 lock.beat++;
                 lock.renewedAt = now;
                 confirmed.add(claim.name());
+            } else if (lock != null && claim.owner().equals(lock.revokedOwner)) {
+                lossReasons.put(claim.name(), RenewalOutcome.releasedByOperator(lock.revokedBy, lock.revokedReason));
             }
         }
-        return confirmed;
+        return new RenewalOutcome(confirmed, lossReasons);
+    }
+
+    /**
+     * What {@code io.github.mongolock.admin.LockAdmin}'s forced release does to MongoDB's document: frees the lock if
+     * {@code owner} still holds it at {@code version}, and records who ended which acquisition and why, so that the
+     * holder's next renewal learns the reason. The next grant's token is one greater, as after any release.
+     *
+     * @return false when the lock is not {@code owner}'s at {@code version} (nothing changed)
+     */
+    public boolean releaseByOperator(String name, String owner, long version, String operator, String reason) {
+        String freedHead;
+        synchronized (this) {
+            StoredLock lock = ownedAt(name, owner, version);
+            if (lock == null) {
+                return false;
+            }
+            setHolds(lock, 0);
+            lock.version++;
+            lock.revokedOwner = owner;
+            lock.revokedBy = operator;
+            lock.revokedReason = reason;
+            freedHead = lock.head();
+        }
+        released(name, freedHead);
+        return true;
     }
 
     @Override

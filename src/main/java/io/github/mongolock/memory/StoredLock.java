@@ -32,6 +32,11 @@ final class StoredLock {
     Instant renewedAt;
     /** Set by a release that kept the lock for a minimum hold; every grant clears it. */
     Instant releasedAt;
+    /** The last release by an operator ({@link InMemoryLockStore#releaseByOperator}): the acquisition it ended, or null. */
+    String revokedOwner;
+    /** Who released it then, and why; for the holder's loss reason. */
+    String revokedBy;
+    String revokedReason;
     /** The managers waiting for the lock, in arrival order, each once. */
     final List<String> queue = new ArrayList<>();
 

@@ -11,9 +11,13 @@ import static io.github.mongolock.mongo.LockDocument.ID;
 import static io.github.mongolock.mongo.LockDocument.LEASE_ID;
 import static io.github.mongolock.mongo.LockDocument.OWNER;
 import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_BY;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_OWNER;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_REASON;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.RenewalOutcome;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,7 +31,7 @@ import org.bson.Document;
 /**
  * One renewal round of {@link MongoLockStore}: every claimed lease extended in one update (its {@code beat}
  * moved, which is what waiters watch), and, only when fewer documents matched than were claimed, one read
- * telling which claims still hold. Its own class because it is the one write that touches many locks at
+ * telling which claims still hold, and why a claim an operator ended was lost. Its own class because it is the one write that touches many locks at
  * once, and its answer must name exactly the leases that were extended. Thread-safe.
  */
 final class BatchRenewal {
@@ -40,10 +44,10 @@ final class BatchRenewal {
         this.calls = calls;
     }
 
-    /** @return the names of the claims that still hold, their leases extended */
-    Set<String> renew(Collection<LeaseClaim> claims) {
+    /** @return the names of the claims that still hold, their leases extended, and the operator's reason for a lost one */
+    RenewalOutcome renew(Collection<LeaseClaim> claims) {
         if (claims.isEmpty()) {
-            return Set.of();
+            return RenewalOutcome.confirmedOnly(Set.of());
         }
         List<String> names = new ArrayList<>(claims.size());
         Set<String> owners = new LinkedHashSet<>();
@@ -62,19 +66,27 @@ final class BatchRenewal {
                 and(in(ID, names), in(OWNER, owners), in(LEASE_ID, leaseIds)),
                 combine(inc(BEAT, 1L), currentDate(RENEWED_AT)))).getMatchedCount();
         if (matched == claims.size()) {
-            return byName.keySet();
+            return RenewalOutcome.confirmedOnly(byName.keySet());
         }
-        // Some were not ours any more: one read tells which claims still hold.
+        // Some were not ours any more: one read tells which claims still hold, and which an operator ended.
         Set<String> confirmed = new HashSet<>();
+        Map<String, String> lossReasons = new HashMap<>();
         calls.call("check", what + " " + names.get(0), () -> locks.find(in(ID, names))
-                .projection(include(OWNER, LEASE_ID)).into(new ArrayList<>()))
+                .projection(include(OWNER, LEASE_ID, REVOKED_OWNER, REVOKED_BY, REVOKED_REASON)).into(new ArrayList<>()))
                 .forEach(document -> {
                     LeaseClaim claim = byName.get(document.getString(ID));
-                    if (claim != null && claim.owner().equals(document.getString(OWNER))
-                            && claim.leaseId().equals(document.getString(LEASE_ID))) {
+                    if (claim == null) {
+                        return;
+                    }
+                    if (claim.owner().equals(document.getString(OWNER)) && claim.leaseId().equals(document.getString(LEASE_ID))) {
                         confirmed.add(claim.name());
+                    } else if (claim.owner().equals(document.getString(REVOKED_OWNER))) {
+                        // Owners are unique per acquisition, so the recorded revocation is this claim's own, even
+                        // when the lock has been granted again since (a grant leaves the revocation fields).
+                        lossReasons.put(claim.name(), RenewalOutcome.releasedByOperator(
+                                String.valueOf(document.get(REVOKED_BY)), String.valueOf(document.get(REVOKED_REASON))));
                     }
                 });
-        return confirmed;
+        return new RenewalOutcome(confirmed, lossReasons);
     }
 }

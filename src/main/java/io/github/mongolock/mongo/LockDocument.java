@@ -38,6 +38,11 @@ final class LockDocument {
     static final String TOKEN_FLOOR = "tokenFloor";
     static final String CLEAN_UP_DUE_AT = "cleanUpDueAt";
     static final String CLEAN_UP_BY = "cleanUpBy";
+    /** The last release by an operator: which acquisition it ended, who, when and why (for people and the holder). */
+    static final String REVOKED_OWNER = "revokedOwner";
+    static final String REVOKED_BY = "revokedBy";
+    static final String REVOKED_AT = "revokedAt";
+    static final String REVOKED_REASON = "revokedReason";
     /** The database's time, added by the store's aggregation to the document it reads. */
     static final String SERVER_NOW = "serverNow";
 

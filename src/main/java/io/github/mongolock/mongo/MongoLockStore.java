@@ -46,6 +46,7 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.Sighting;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,7 +56,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.bson.types.ObjectId;
@@ -78,7 +78,11 @@ import org.bson.conversions.Bson;
  *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
  *   queue:      ["web-2-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c"], // managers waiting for it, in arrival order (absent or [] when none)
  *   releasedAt: ISODate(...),           // database clock, when a holder released it with a minimum hold left (see below)
- *   freedAt:    ISODate(...)            // database clock, when it was last left free (only while free; for the idle clean-up)
+ *   freedAt:    ISODate(...),           // database clock, when it was last left free (only while free; for the idle clean-up)
+ *   revokedOwner: "web-1-4711-3f2a:9c0e...:42", // the last release by an operator (LockAdmin): the acquisition it ended,
+ *   revokedBy:  "alice@ops-host",       //   who, when (database clock) and why; for people, and for the renewal's
+ *   revokedAt:  ISODate(...),           //   check read, which tells that holder the reason. Never part of a filter
+ *   revokedReason: "wedged since 02:10" //   and left in place by later grants.
  * }
  *
  * { _id: { mongolock: "collection" },   // the one document that is no lock (its _id is no string)
@@ -364,7 +368,7 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
-    public Set<String> renew(Collection<LeaseClaim> claims) {
+    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
         return renewal.renew(claims);
     }
 

@@ -9,6 +9,7 @@ import io.github.mongolock.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,6 +28,12 @@ public abstract class LockStoreContract {
 
     /** An empty store no other test touches. */
     protected abstract LockStore newStore();
+
+    /**
+     * An operator's forced release of {@code name} from {@code owner} at {@code version}, as the backend offers it
+     * (MongoDB: {@code LockAdmin}); false when it was refused because the lock is not {@code owner}'s at {@code version}.
+     */
+    protected abstract boolean releaseByOperator(String name, String owner, long version, String operator, String reason);
 
     /**
      * Whether the store reads the database's clock (MongoDB's {@code $$NOW}). Where it cannot (FerretDB
@@ -125,7 +132,7 @@ public abstract class LockStoreContract {
                 "the release moved the watched state: every watch starts again");
         Sighting kept = sight("job", "b");
         assertEquals(Duration.ofSeconds(2), kept.holderLease(), "waiters watch it for the time left, not the old lease");
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))),
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed(),
                 "a renewal still in flight cannot extend it: the lease id changed");
         assertFalse(store.release("job", "a", held.version(), 0), "the old version is gone");
         AcquireAttempt.Granted next = takeOver("job", "b", kept);
@@ -153,7 +160,7 @@ public abstract class LockStoreContract {
     void everyChangeByTheHolderSpoilsAnEarlierSighting() {
         AcquireAttempt.Granted held = grant("job", "a", LEASE);
         Sighting beforeRenewal = sight("job", "b");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))));
+        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed());
         assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRenewal), "renewed since");
         Sighting beforeReentry = sight("job", "b");
         assertTrue(store.reenter("job", "a", held.version()));
@@ -233,7 +240,7 @@ public abstract class LockStoreContract {
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         // The previous acquisition can do nothing to it any more, and a stale hand-over changes nothing.
         assertFalse(store.release("job", "m1:1", held.version(), 0));
-        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).isEmpty());
+        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).confirmed().isEmpty());
         assertInstanceOf(AcquireAttempt.Busy.class, store.handOver("job", "m1:1", held.version(), "m1:3", LEASE));
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         assertTrue(store.release("job", "m1:2", next.version(), 0));
@@ -285,7 +292,7 @@ public abstract class LockStoreContract {
         AcquireAttempt.Granted next = takeOver("job", "b", sight("job", "b"));
         assertFalse(store.release("job", "a", late.version(), 0));
         assertFalse(store.reenter("job", "a", late.version()));
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))).confirmed());
         store.abandon("job", "a");
         LockInfo info = store.inspect("job").orElseThrow();
         assertEquals("b", info.owner());
@@ -316,7 +323,7 @@ public abstract class LockStoreContract {
             Set<String> confirmed = store.renew(List.of(
                     new LeaseClaim("mine", "a", mine.leaseId()),
                     new LeaseClaim("theirs", "a", "some-other-lease"),
-                    new LeaseClaim("never-created", "a", "no-lease")));
+                    new LeaseClaim("never-created", "a", "no-lease"))).confirmed();
             assertEquals(Set.of("mine"), confirmed);
         }
         assertEquals("a", store.inspect("mine").orElseThrow().owner(), "alive after 1 s on a 0.6 s lease");
@@ -327,10 +334,36 @@ public abstract class LockStoreContract {
     void renewalOfAnEarlierAcquisitionIsNotConfirmed() {
         AcquireAttempt.Granted first = grant("job", "a", SHORT_LEASE);
         AcquireAttempt.Granted again = takeOver("job", "a", sight("job", "a")); // same owner, a new acquisition
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))));
+        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))).confirmed());
         assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()),
-                new LeaseClaim("other", "a", again.leaseId()))), "a lease id only ever matches its own lock");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))));
+                new LeaseClaim("other", "a", again.leaseId()))).confirmed(), "a lease id only ever matches its own lock");
+        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))).confirmed());
+    }
+
+    @Test
+    void aClaimAnOperatorEndedIsLostWithTheOperatorsReasonEvenAfterTheNextGrant() {
+        AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
+        AcquireAttempt.Granted other = grant("other", "m1:2", LEASE);
+        assertFalse(releaseByOperator("job", "m2:1", held.version(), "alice", "wedged"), "owner-checked");
+        assertFalse(releaseByOperator("job", "m1:1", held.version() + 1, "alice", "wedged"), "version-checked");
+        assertTrue(releaseByOperator("job", "m1:1", held.version(), "alice", "wedged since 02:10"));
+        assertFalse(releaseByOperator("job", "m1:1", held.version(), "alice", "again"), "free now: nothing to release");
+        assertTrue(store.inspect("job").isEmpty(), "free");
+        LeaseClaim revoked = new LeaseClaim("job", "m1:1", held.leaseId());
+        RenewalOutcome outcome = store.renew(List.of(revoked, new LeaseClaim("other", "m1:2", other.leaseId())));
+        assertEquals(Set.of("other"), outcome.confirmed());
+        assertEquals("released by an operator: wedged since 02:10 (by alice)", outcome.lossReason("job"));
+        AcquireAttempt.Granted next = grant("job", "m3:1", LEASE);
+        assertEquals(held.fencingToken() + 1, next.fencingToken());
+        assertEquals("released by an operator: wedged since 02:10 (by alice)", store.renew(List.of(revoked)).lossReason("job"),
+                "still told after the next grant: the revocation names the acquisition it ended");
+        RenewalOutcome nextHolders = store.renew(List.of(new LeaseClaim("job", "m3:1", next.leaseId())));
+        assertEquals(Set.of("job"), nextHolders.confirmed());
+        assertEquals(Map.of(), nextHolders.lossReasons());
+        AcquireAttempt.Granted stale = grant("plain", "m1:3", SHORT_LEASE);
+        takeOver("plain", "m4:1", sight("plain", "m4:1"));
+        assertEquals(RenewalOutcome.TAKEN_OVER, store.renew(List.of(new LeaseClaim("plain", "m1:3", stale.leaseId())))
+                .lossReason("plain"), "a takeover is no operator's doing");
     }
 
     @Test

@@ -4,7 +4,6 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.testing.ForwardingLockStore;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -201,7 +200,7 @@ final class ScriptedStore extends ForwardingLockStore {
     }
 
     @Override
-    public Set<String> renew(Collection<LeaseClaim> claims) {
+    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
         renewCalls.incrementAndGet();
         try {
             renewalGate.await();

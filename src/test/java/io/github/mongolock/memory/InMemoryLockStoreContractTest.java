@@ -26,6 +26,11 @@ class InMemoryLockStoreContractTest extends LockStoreContract {
     }
 
     @Override
+    protected boolean releaseByOperator(String name, String owner, long version, String operator, String reason) {
+        return ((InMemoryLockStore) store).releaseByOperator(name, owner, version, operator, reason);
+    }
+
+    @Override
     protected boolean readsTheDatabaseClock() {
         return true; // the store's Clock plays MongoDB's $$NOW
     }

@@ -10,6 +10,7 @@ import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.github.mongolock.ForceReleaseRefusedException;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
@@ -40,6 +41,18 @@ class MongoLockStoreContractTest extends LockStoreContract {
     @Override
     protected boolean readsTheDatabaseClock() {
         return mongo.evaluatesNow();
+    }
+
+    @Override
+    protected boolean releaseByOperator(String name, String owner, long version, String operator, String reason) {
+        LockAdmin admin = new LockAdmin(mongo.collection(database, "locks"), MongoLockStore.DEFAULT_TIMEOUT, operator,
+                new ServerProfile(null, false, true));
+        try {
+            admin.forceRelease(name, owner, version, reason);
+            return true;
+        } catch (ForceReleaseRefusedException refused) {
+            return false;
+        }
     }
 
     @Override
@@ -178,7 +191,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
             LockStore plain = new MongoLockStore(noRetries.getDatabase(database).getCollection("plain-locks"));
             AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class, plain.tryAcquire("job", "a", LEASE));
             assertTrue(plain.reenter("job", "a", granted.version()));
-            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))));
+            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))).confirmed());
             assertTrue(plain.release("job", "a", granted.version() + 1, 1));
             assertEquals(java.util.OptionalLong.of(granted.version() + 3), plain.resync("job", "a", granted.leaseId(), 0));
             assertTrue(plain.inspect("job").isEmpty());

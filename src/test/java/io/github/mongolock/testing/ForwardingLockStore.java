@@ -3,13 +3,13 @@ package io.github.mongolock.testing;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.Sighting;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /** A store that hands every call to a real one: tests override the calls they script or observe. */
 public abstract class ForwardingLockStore implements LockStore {
@@ -71,7 +71,7 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public Set<String> renew(Collection<LeaseClaim> claims) {
+    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
         return real.renew(claims);
     }
 
