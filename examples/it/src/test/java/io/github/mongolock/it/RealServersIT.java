@@ -235,19 +235,21 @@ class RealServersIT {
 
     /**
      * TickReport: Jakarta Concurrency 3.1 runs {@code @Asynchronous(runAt = @Schedule(cron = "*&#47;5 * * * * *"))}
-     * {@code @Locked(onBusy = SKIP, holdAtLeast = "PT3S")} on both servers. Its runs went on in the background since
-     * the applications started; this test then hands the ticks to one server after the other (the other one is
-     * handicapped: its calls come 1 s late and skip), so that each server skips and afterwards runs again.
+     * {@code @Locked(onBusy = SKIP, holdAtLeast = "PT3S")} on both servers since the applications started. This test
+     * hands six ticks to one server after the other (the other one is handicapped: its calls come 1 s late and
+     * skip), so that each server skips and afterwards runs again, and checks those ticks.
      */
     @Test
     @Order(3)
     void theJakartaEe11ScheduleRunsOncePerTickAndGoesOnAfterSkippedTicks() throws Exception {
         long period = 5_000;
-        long firstTick = bothUpAtMillis / period + 1;
+        // From this test's own start: under the load of the earlier tests (8 blocked requests per server), a
+        // server's executor may run a tick late, which Concurrency then skips; that is not what is checked here.
+        long firstTick = System.currentTimeMillis() / period + 1;
         // Three phases of two ticks: Payara runs while Liberty is handicapped, then Liberty, then Payara again.
         long lastTick = 0;
         for (ServerProcess handicapped : List.of(liberty, payara, liberty)) {
-            long tick = System.currentTimeMillis() / period + 1;
+            long tick = (System.currentTimeMillis() + 2_000) / period + 1; // at least 0.5 s to set the handicap
             sleepUntil(tick * period - 1_500);
             // 9 s from 1.5 s before the tick: this tick and the next, not the one after
             assertEquals(204, JsonHttp.post(handicapped.baseUrl() + "/api/ticks/handicap?seconds=9").status());
@@ -280,7 +282,7 @@ class RealServersIT {
                 .collect(Collectors.joining(" ")));
 
         long ticksSeen = lastTick - firstTick + 1;
-        assertTrue(ticksSeen >= 8, "at least 8 ticks observed: " + ticksSeen);
+        assertTrue(ticksSeen >= 6, "at least 6 ticks observed: " + ticksSeen);
         for (long tick = firstTick; tick <= lastTick; tick++) {
             assertEquals(1, runsByTick.getOrDefault(tick, List.of()).size(),
                     "tick " + tick + " ran on exactly one server: " + runsByTick.get(tick));
