@@ -33,11 +33,20 @@ public class TickTraceInterceptor {
         long tick = System.currentTimeMillis() / TickReport.PERIOD_MS;
         boolean handicapped = handicap.delayIfHandicapped();
         boolean heldBefore = locks.inspect("tick-report").isPresent();
-        Object returned = invocation.proceed();
+        Object returned;
+        try {
+            returned = invocation.proceed();
+        } catch (Exception | Error failure) {
+            record(tick, heldBefore, handicapped, "threw " + failure); // a throw ends the schedule: worth seeing
+            throw failure;
+        }
+        record(tick, heldBefore, handicapped, String.valueOf(returned));
+        return returned;
+    }
+
+    private void record(long tick, boolean heldBefore, boolean handicapped, String returned) {
         data.tickAttempts().insertOne(new Document("tick", tick).append("server", data.serverName())
                 .append("at", System.currentTimeMillis()).append("thread", Thread.currentThread().getName())
-                .append("lockHeldBefore", heldBefore)
-                .append("handicapped", handicapped).append("returned", String.valueOf(returned)));
-        return returned;
+                .append("lockHeldBefore", heldBefore).append("handicapped", handicapped).append("returned", returned));
     }
 }
