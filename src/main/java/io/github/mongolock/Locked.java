@@ -101,6 +101,8 @@ public @interface Locked {
          * {@code Optional.empty()} from one returning {@code Optional}, and an already completed
          * {@code CompletableFuture} with a {@code null} result from one returning
          * {@code CompletionStage} or {@code CompletableFuture}. Any other return type is a deployment error.
+         * A method that Jakarta Concurrency 3.1 runs on a schedule ({@code @Asynchronous(runAt = @Schedule(...))})
+         * gets {@code null} whatever its return type: there any non-null value would end the schedule.
          */
         SKIP
     }

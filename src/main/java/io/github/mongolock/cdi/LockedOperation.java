@@ -25,9 +25,12 @@ import java.util.concurrent.CompletionStage;
  * @param onBusy    what happens when the lock stays busy for the whole wait time
  * @param onLeaseLost what a lost lease does to the running call (checked against the return type at deployment)
  * @param returns   how the return type affects release and skipping
+ * @param scheduledRun whether Jakarta Concurrency 3.1 runs the method on a schedule
+ *                  ({@code @Asynchronous(runAt = ...)}): a skipped run then returns {@code null}, which keeps the
+ *                  schedule going, where a completed future would end it
  */
 record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy,
-                       OnLeaseLost onLeaseLost, ReturnKind returns) {
+                       OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
@@ -53,7 +56,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
             Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
             if (acquired.isEmpty()) {
                 LOG.log(Level.DEBUG, "mongolock: lock \"{0}\" is busy, skipped {1}", lockName, method);
-                return returns.nothing();
+                return returns.nothing(scheduledRun);
             }
             session = acquired.get();
         } else {
@@ -170,6 +173,6 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         return "@Locked " + method + " [name=" + name + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
                 + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
-                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + "]";
+                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
     }
 }

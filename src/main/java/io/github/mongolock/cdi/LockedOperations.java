@@ -165,7 +165,7 @@ final class LockedOperations {
         // Metrics report the template ("account-{0}"), never each account's lock: few time series.
         options = options.metricsGroup(name.orElseThrow().toString());
         return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
-                returns));
+                returns, ScheduledAsynchronous.isScheduled(method)));
     }
 
     /** The most specific override key that is set, if any. */

@@ -15,7 +15,8 @@ enum ReturnKind {
     /**
      * {@code CompletionStage} or {@code CompletableFuture}: released when the returned stage completes;
      * the caller gets the stage that completes after the release. A skipped call returns a completed
-     * {@code CompletableFuture} with a {@code null} result.
+     * {@code CompletableFuture} with a {@code null} result, except a scheduled run of Jakarta Concurrency's
+     * {@code @Asynchronous(runAt = ...)}, which gets {@code null}: any non-null value would end the schedule.
      */
     STAGE,
     /**
@@ -48,12 +49,17 @@ enum ReturnKind {
         return this == STAGE || this == OWN_STAGE;
     }
 
-    /** What a skipped call returns. */
-    Object nothing() {
+    /**
+     * What a skipped call returns.
+     *
+     * @param scheduledRun whether the method is scheduled by Jakarta Concurrency's {@code @Asynchronous(runAt = ...)},
+     *                     whose container ends the schedule when a run returns anything but {@code null}
+     */
+    Object nothing(boolean scheduledRun) {
         return switch (this) {
             case NOTHING -> null;
             case OPTIONAL -> Optional.empty();
-            case STAGE -> CompletableFuture.completedFuture(null);
+            case STAGE -> scheduledRun ? null : CompletableFuture.completedFuture(null);
             case VALUE, OWN_STAGE -> throw new IllegalStateException(this + " cannot be skipped; checked at deployment");
         };
     }

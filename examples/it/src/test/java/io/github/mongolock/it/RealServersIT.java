@@ -59,7 +59,7 @@ class RealServersIT {
         proxy = LoopbackProxy.to(mongo.host(), mongo.port());
         liberty = new LibertyServer("liberty-it", WLP, Path.of(System.getProperty("it.liberty.server.xml")),
                 SERVERS.resolve("mongolock-liberty-example.war"));
-        payara = new PayaraMicroServer("payara-it", SERVERS.resolve("payara-micro.jar"),
+        payara = new PayaraMicroServer("payara-it", SERVERS.resolve(System.getProperty("it.payara.micro.jar", "payara-micro.jar")),
                 SERVERS.resolve("mongolock-payara-example.war"), Path.of(System.getProperty("it.payara.config.dir")),
                 WORK.resolve("payara-it"));
         liberty.start(environment("liberty-it"));
@@ -100,7 +100,7 @@ class RealServersIT {
     }
 
     @Test
-    @Order(1)
+    @Order(0)
     void theLibraryDeploysInterceptsAndReadsItsConfiguration() throws Exception {
         for (ServerProcess server : servers()) {
             String url = server.baseUrl();
@@ -131,7 +131,7 @@ class RealServersIT {
     }
 
     @Test
-    @Order(2)
+    @Order(1)
     void bothServersTogetherNeverOverlapInTheCriticalSection() throws Exception {
         long before = JsonHttp.ok(JsonHttp.get(liberty.baseUrl() + "/api/ledger"), "ledger").get("value", Number.class).longValue();
         int requests = 2 * CLIENT_THREADS_PER_SERVER * REQUESTS_PER_THREAD;
@@ -201,7 +201,7 @@ class RealServersIT {
     }
 
     @Test
-    @Order(3)
+    @Order(2)
     void theScheduledJobRunsOncePerTickAcrossBothServers() throws Exception {
         long period = 10_000; // NightlyReport: every 10 s, the winner keeps the lock 7 s past its grant (holdAtLeast)
         // Ticks that both servers' timers saw: from the first whole period after both were up.
@@ -233,6 +233,97 @@ class RealServersIT {
         }
     }
 
+    /**
+     * TickReport: Jakarta Concurrency 3.1 runs {@code @Asynchronous(runAt = @Schedule(cron = "*&#47;5 * * * * *"))}
+     * {@code @Locked(onBusy = SKIP, holdAtLeast = "PT3S")} on both servers since the applications started. This test
+     * hands six ticks to one server after the other (the other one is handicapped: its calls come 1 s late and
+     * skip), so that each server skips and afterwards runs again, and checks those ticks.
+     */
+    @Test
+    @Order(3)
+    void theJakartaEe11ScheduleRunsOncePerTickAndGoesOnAfterSkippedTicks() throws Exception {
+        long period = 5_000;
+        // From this test's own start: under the load of the earlier tests (8 blocked requests per server), a
+        // server's executor may run a tick late, which Concurrency then skips; that is not what is checked here.
+        long firstTick = System.currentTimeMillis() / period + 1;
+        // Three phases of two ticks: Payara runs while Liberty is handicapped, then Liberty, then Payara again.
+        long lastTick = 0;
+        for (ServerProcess handicapped : List.of(liberty, payara, liberty)) {
+            long tick = (System.currentTimeMillis() + 2_000) / period + 1; // at least 0.5 s to set the handicap
+            sleepUntil(tick * period - 1_500);
+            // 9 s from 1.5 s before the tick: this tick and the next, not the one after
+            assertEquals(204, JsonHttp.post(handicapped.baseUrl() + "/api/ticks/handicap?seconds=9").status());
+            lastTick = tick + 1;
+            sleepUntil(lastTick * period + 2_500); // the handicapped call, 1 s late, has skipped and been recorded
+        }
+
+        Document ticks = JsonHttp.ok(JsonHttp.get(payara.baseUrl() + "/api/ticks"), "ticks");
+        Map<Long, List<Document>> runsByTick = new TreeMap<>();
+        for (Document run : ticks.getList("runs", Document.class)) {
+            long tick = run.get("tick", Number.class).longValue();
+            if (tick >= firstTick && tick <= lastTick) {
+                runsByTick.computeIfAbsent(tick, t -> new ArrayList<>()).add(run);
+                assertTrue(run.getString("lockHolder").startsWith(run.getString("server") + "-it:"),
+                        "the run was inside its server's lock: " + run.toJson());
+            }
+        }
+        Map<String, Map<Long, Document>> attempts = new TreeMap<>();
+        Map<String, Document> lastAttempt = new TreeMap<>(); // for the messages: a schedule that stopped, and why
+        for (Document attempt : ticks.getList("attempts", Document.class)) {
+            long tick = attempt.get("tick", Number.class).longValue();
+            lastAttempt.merge(attempt.getString("server"), attempt,
+                    (a, b) -> a.get("tick", Number.class).longValue() >= tick ? a : b);
+            if (tick >= firstTick && tick <= lastTick) {
+                Document earlier = attempts.computeIfAbsent(attempt.getString("server"), s -> new TreeMap<>()).put(tick, attempt);
+                assertEquals(null, earlier, "one scheduled call per tick and server: " + attempt.toJson());
+                assertEquals("null", attempt.getString("returned"), "every run and skip returned null: " + attempt.toJson());
+            }
+        }
+        figures.put("EE 11 schedule: ticks, the server that ran each", runsByTick.entrySet().stream()
+                .map(e -> e.getKey() - firstTick + ":" + e.getValue().stream().map(r -> r.getString("server"))
+                        .collect(Collectors.joining("+")))
+                .collect(Collectors.joining(" ")));
+
+        long ticksSeen = lastTick - firstTick + 1;
+        assertTrue(ticksSeen >= 6, "at least 6 ticks observed: " + ticksSeen);
+        for (long tick = firstTick; tick <= lastTick; tick++) {
+            assertEquals(1, runsByTick.getOrDefault(tick, List.of()).size(),
+                    "tick " + tick + " ran on exactly one server: " + runsByTick.get(tick));
+            for (String server : List.of("liberty", "payara")) {
+                assertTrue(attempts.getOrDefault(server, Map.of()).containsKey(tick),
+                        server + "'s schedule called the method at tick " + tick + " (it goes on after skips); last call of"
+                                + " each server: " + lastAttempt + "; first tick checked " + firstTick);
+            }
+        }
+        for (String server : List.of("liberty", "payara")) {
+            long skipped = -1;
+            long ranAfterASkip = -1;
+            for (long tick = firstTick; tick <= lastTick; tick++) {
+                String ranOn = runsByTick.get(tick).get(0).getString("server");
+                if (!ranOn.equals(server) && skipped < 0) {
+                    skipped = tick;
+                } else if (ranOn.equals(server) && skipped >= 0) {
+                    ranAfterASkip = tick;
+                }
+            }
+            assertTrue(skipped >= 0 && ranAfterASkip > skipped,
+                    server + " skipped a tick and ran a later one: " + runsByTick.keySet() + " " + runsByTick);
+        }
+        // Interceptor order, as seen on the servers: the run happened on the thread that made the scheduled call
+        // (Concurrency's executor), and the lock, free when the trace interceptor (PLATFORM_BEFORE + 50) was
+        // called, was taken by @Locked (PLATFORM_BEFORE + 100) inside it.
+        for (Map.Entry<Long, List<Document>> tick : runsByTick.entrySet()) {
+            Document run = tick.getValue().get(0);
+            Document attempt = attempts.get(run.getString("server")).get(tick.getKey());
+            assertEquals(attempt.getString("thread"), run.getString("thread"), "same thread: " + run.toJson() + " " + attempt.toJson());
+            assertEquals(false, attempt.getBoolean("lockHeldBefore"), "free before @Locked: " + attempt.toJson());
+        }
+        for (String server : List.of("liberty", "payara")) {
+            runsByTick.values().stream().map(runs -> runs.get(0)).filter(run -> run.getString("server").equals(server))
+                    .findFirst().ifPresent(run -> figures.put("EE 11 schedule: " + server + " ran on thread", run.getString("thread")));
+        }
+    }
+
     @Test
     @Order(4)
     void aBadDurationInTheConfigurationFileStopsTheDeploymentWithOurMessage() throws Exception {
@@ -260,6 +351,13 @@ class RealServersIT {
             assertNotEquals(200, JsonHttp.statusOrZero(bad.baseUrl() + "/api/info"), "nothing is served");
             String ours = log.lines().filter(line -> line.contains("banana")).findFirst().orElse("");
             System.out.println("[real servers] bad configuration, as Liberty logged it: " + ours.strip());
+        }
+    }
+
+    private static void sleepUntil(long epochMillis) throws InterruptedException {
+        long sleep = epochMillis - System.currentTimeMillis();
+        if (sleep > 0) {
+            Thread.sleep(sleep);
         }
     }
 

@@ -59,6 +59,16 @@ public class ExampleData {
         return data.getCollection("example_charges");
     }
 
+    /** One document per run of the Jakarta EE 11 scheduled report ({@link TickReport}). */
+    public MongoCollection<Document> tickRuns() {
+        return data.getCollection("example_tick_runs");
+    }
+
+    /** One document per scheduled call of {@link TickReport}, skipped or not ({@link TickTraceInterceptor}). */
+    public MongoCollection<Document> tickAttempts() {
+        return data.getCollection("example_tick_attempts");
+    }
+
     /** One document per run of the scheduled report. */
     public MongoCollection<Document> reportRuns() {
         return data.getCollection("example_report_runs");

@@ -44,6 +44,9 @@ public class LockResource {
     @Inject
     ClusterLeader leader;
 
+    @Inject
+    TickHandicap tickHandicap;
+
     @POST
     @Path("ledger")
     public Ledger.Section increment() {
@@ -87,6 +90,32 @@ public class LockResource {
         return runs;
     }
 
+    /** The Jakarta EE 11 scheduled report: every run, and every scheduled call, skipped or not. */
+    @GET
+    @Path("ticks")
+    public Ticks ticks() {
+        List<TickRun> runs = new ArrayList<>();
+        for (Document run : data.tickRuns().find()) {
+            runs.add(new TickRun(run.getLong("tick"), run.getString("server"), run.getLong("at"),
+                    run.getString("lockHolder"), run.getString("thread")));
+        }
+        List<TickAttempt> attempts = new ArrayList<>();
+        for (Document attempt : data.tickAttempts().find()) {
+            attempts.add(new TickAttempt(attempt.getLong("tick"), attempt.getString("server"), attempt.getLong("at"),
+                    attempt.getString("thread"), attempt.getBoolean("lockHeldBefore"), attempt.getBoolean("handicapped"),
+                    attempt.getString("returned")));
+        }
+        return new Ticks(runs, attempts);
+    }
+
+    /** For the next {@code seconds}, this instance tries the tick-report lock 1 s late: another instance runs those ticks. */
+    @POST
+    @Path("ticks/handicap")
+    public Response handicapTicks(@QueryParam("seconds") long seconds) {
+        tickHandicap.handicapFor(seconds);
+        return Response.noContent().build();
+    }
+
     @GET
     @Path("locks/{name}")
     public Response inspect(@PathParam("name") String name) {
@@ -118,6 +147,17 @@ public class LockResource {
     }
 
     public record ReportRun(long tick, String server, long at, String lockHolder) {
+    }
+
+    public record Ticks(List<TickRun> runs, List<TickAttempt> attempts) {
+    }
+
+    public record TickRun(long tick, String server, long at, String lockHolder, String thread) {
+    }
+
+    /** @param returned what the run returned to Concurrency's scheduler, as text: "null" keeps the schedule going */
+    public record TickAttempt(long tick, String server, long at, String thread, boolean lockHeldBefore, boolean handicapped,
+                              String returned) {
     }
 
     public record Free(String name) {
