@@ -51,6 +51,7 @@ CONSTANTS
     MaxLost,     \* bound on requests given up (lost reply, late or dropped request)
     MaxSid,      \* session ids per client (recycled when unreferenced)
     MaxId,       \* owner ids per client (recycled when unreferenced)
+    Reacquire,   \* TRUE: a client that released a lock wants it again; FALSE: done
     Releasers,   \* the clients that may release a lock they hold (the others keep it
                  \* until they crash or their session expires; a state-space cut)
     Staged,      \* TRUE: the clients outside Crashers start (create a session, read)
@@ -71,7 +72,7 @@ CONSTANTS
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Clients \subseteq Nat \ {0} /\ Locks \subseteq Nat \ {0}
        /\ Crashers \subseteq Clients /\ Expirers \subseteq Clients /\ MaxCrashes \in Nat /\ MaxLost \in Nat
-       /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Releasers \subseteq Clients /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
+       /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Releasers \subseteq Clients /\ Reacquire \in BOOLEAN /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
        /\ Variant \in {"Correct", "TakeUnexpired", "GrantOwnLease", "RenewExpired"}
 
 VARIABLES
@@ -263,7 +264,7 @@ Reply(s, r, m, l1) ==
                                !.app[r.l] = Req("Release", r.l, r.id, NoSid, NoSid, FALSE, 0)]
       [] r.kind = "Release" ->
            IF s.att[r.l] = r.id /\ s.lm[r.l] \in {"Rel", "Clean"}
-           THEN [s EXCEPT !.lm[r.l] = IF @ = "Rel" THEN "Done" ELSE "Wait",
+           THEN [s EXCEPT !.lm[r.l] = IF @ = "Rel" /\ ~Reacquire THEN "Done" ELSE "Wait",
                           !.att[r.l] = NoId]
            ELSE s
       [] OTHER -> s                                           \* Expire: nothing to learn
@@ -430,7 +431,8 @@ GiveUp(s, r) ==
            [s EXCEPT !.lm[r.l] = "Clean",
                      !.app[r.l] = Req("Release", r.l, r.id, NoSid, NoSid, FALSE, 0)]
       [] r.kind = "Release" /\ s.att[r.l] = r.id ->
-           [s EXCEPT !.lm[r.l] = IF @ = "Rel" THEN "Done" ELSE "Wait", !.att[r.l] = NoId,
+           [s EXCEPT !.lm[r.l] = IF @ = "Rel" /\ ~Reacquire THEN "Done" ELSE "Wait",
+                     !.att[r.l] = NoId,
                      !.app[r.l] = NoReq]
       [] r.kind = "Create" /\ s.sm = "Creating" ->
            [s EXCEPT !.sm = "None", !.sid = NoSid, !.ren = NoReq]
