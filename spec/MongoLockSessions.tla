@@ -363,6 +363,8 @@ Renew(c) ==
 \* Java (to be): findOne({_id: name}) and, when held, findOne({_id: session}) (taken
 \* as one step here: a take's filter names the lock's version, and an expired
 \* session stays expired, so a read of the session after the lock's is as good).
+\* A grant may be asked for also when the session's confirmed lease is over (a
+\* superset: Java would renew first); its answer decides whether it is believed.
 \*  - free: findOneAndUpdate({_id, holds: 0}, {owner: newId, session: sid, holds: 1,
 \*    $inc: {version: 1, token: 1}}, upsert)
 \*  - held by an expired session: the take, findOneAndUpdate({_id, version: v,
@@ -504,9 +506,29 @@ Next ==
 \* Time does not stop; the server applies what live clients wait for; waiters keep
 \* creating sessions, reading, expiring.  Holders and renewers get no fairness (a
 \* client may pause for ever, or keep a lock for ever).
-ServerWork == \E c \in Clients : ApplyRen(c) \/ ApplySwp(c) \/ \E l \in Locks : ApplyApp(c, l)
+\* The server applies every request a live client waits for: weak fairness per request
+\* slot (with one fairness for the server as a whole, a client's renewals applied for
+\* ever would let its acquire wait for ever).  Written as in MongoLock.tla, with a state
+\* predicate equal to ENABLED and a step predicate equal to the action's steps (TLC
+\* evaluates WF_vars(ApplyApp(c, l)) by computing the action on every transition,
+\* which made the liveness run minutes long): a slot's request is pending; a step
+\* replaces it (ApplyApp: by none or a follow-up of another kind; ApplyRen, ApplySwp:
+\* by none) without a fault (giving up or crashing counts one).
+\* The waiters as a whole keep creating sessions, reading and expiring.
+AppPending(c, l) == cs[c].app[l] # NoReq
+AppStep(c, l)    == /\ faults' = faults /\ cs[c].app[l] # NoReq
+                    /\ cs'[c].app[l].kind # cs[c].app[l].kind
+RenStep(c)       == faults' = faults /\ cs[c].ren # NoReq /\ cs'[c].ren = NoReq
+SwpStep(c)       == faults' = faults /\ cs[c].swp # NoReq /\ cs'[c].swp = NoReq
 WaiterWork == \E c \in Clients : CreateSession(c) \/ Expire(c) \/ \E l \in Locks : Read(c, l)
-Fairness == WF_vars(Tick) /\ WF_vars(ServerWork) /\ WF_vars(WaiterWork)
+Fairness ==
+    /\ WF_vars(Tick)
+    /\ WF_vars(WaiterWork)
+    /\ \A c \in Clients :
+          /\ <>[](cs[c].ren # NoReq) => []<><<RenStep(c)>>_vars    \* WF_vars(ApplyRen(c))
+          /\ <>[](cs[c].swp # NoReq) => []<><<SwpStep(c)>>_vars    \* WF_vars(ApplySwp(c))
+          /\ \A l \in Locks :
+                <>[]AppPending(c, l) => []<><<AppStep(c, l)>>_vars  \* WF_vars(ApplyApp(c, l))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
