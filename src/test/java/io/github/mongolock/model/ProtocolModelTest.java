@@ -117,6 +117,7 @@ class ProtocolModelTest {
                 Case.pass(LEASES, "MongoLockLate.cfg", false),
                 Case.pass(LEASES, "MongoLockFast.cfg", false),
                 Case.pass(SESSIONS, "MongoLockSessions.cfg", true),
+                Case.pass(SESSIONS, "MongoLockSessionsTwoLocks.cfg", false),
                 Case.pass(SESSIONS, "MongoLockSessionsLate.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
