@@ -62,6 +62,8 @@ CONSTANTS
     Staged,      \* TRUE: the clients outside Crashers start (create a session, read)
                  \* only once every lock was granted, or every crasher crashed: the
                  \* crasher takes both locks first (a state-space cut for 2 locks)
+    RenewIdle,   \* TRUE: the renewer renews the session while the manager has one,
+                 \* also when it holds nothing; FALSE: only while it holds or acquires
     Sweep,       \* TRUE: with every renewal the client reads the lock documents
                  \* that name its session and frees those it does not know it
                  \* holds (the fix for orphans, see README); FALSE: the design as
@@ -77,7 +79,7 @@ CONSTANTS
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Clients \subseteq Nat \ {0} /\ Locks \subseteq Nat \ {0}
        /\ Crashers \subseteq Clients /\ Expirers \subseteq Clients /\ MaxCrashes \in Nat /\ MaxLost \in Nat
-       /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Ordered \in BOOLEAN /\ Releasers \subseteq Clients /\ Reacquire \in BOOLEAN /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
+       /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Ordered \in BOOLEAN /\ RenewIdle \in BOOLEAN /\ Releasers \subseteq Clients /\ Reacquire \in BOOLEAN /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
        /\ Variant \in {"Correct", "TakeUnexpired", "GrantOwnLease", "RenewExpired"}
 
 VARIABLES
@@ -358,7 +360,7 @@ Renew(c) ==
                    IN  [s1 EXCEPT !.swp = Req("Release", l, lk[l].owner, NoSid, NoSid, FALSE, 0)]
               ELSE s1
     IN
-    /\ s.mode = "Run" /\ s.sm = "Live" /\ s.ren = NoReq /\ Busy(s)
+    /\ s.mode = "Run" /\ s.sm = "Live" /\ s.ren = NoReq /\ (Busy(s) \/ RenewIdle)
     /\ cs' = [cs EXCEPT ![c] = s2]
     /\ UNCHANGED <<lk, sd, rate, net, faults, lastGranted, hist>>
 
