@@ -54,11 +54,10 @@ CONSTANTS
     Reacquire,   \* TRUE: a client that released a lock wants it again; FALSE: done
     Releasers,   \* the clients that may release a lock they hold (the others keep it
                  \* until they crash or their session expires; a state-space cut)
-    Ordered,     \* TRUE: a client asks for lock l only while no lock below l waits
-                 \* to be asked for (its request is out, or it is held or done):
-                 \* locks asked for in order (a state-space cut for 2 locks; asking
-                 \* only once the lower ones are held would make progress depend on
-                 \* beliefs, which need real-time bounds: see README)
+    Ordered,     \* TRUE: a client asks for lock l only while it holds (or is done
+                 \* with) every lock below l: ordered acquisition (a state-space cut
+                 \* for 2 locks, safety only: with it, progress depends on beliefs,
+                 \* which need real-time bounds, see README finding (3))
     Staged,      \* TRUE: the clients outside Crashers start (create a session, read)
                  \* only once every lock was granted, or every crasher crashed: the
                  \* crasher takes both locks first (a state-space cut for 2 locks)
@@ -390,7 +389,7 @@ Read(c, l) ==
     IN
     /\ s.mode = "Run" /\ s.sm = "Live" /\ s.lm[l] = "Wait" /\ s.app[l] = NoReq
     /\ Started(c)
-    /\ Ordered => \A k \in Locks : k < l => s.lm[k] # "Wait"
+    /\ Ordered => \A k \in Locks : k < l => s.lm[k] \in {"Hold", "Done"}
     /\ IF d.owner = NoId THEN Grab("Acquire", NoSid)
        ELSE IF sd[d.sess] = "expired" THEN Grab("Take", d.sess)
        ELSE IF Variant = "TakeUnexpired" /\ s.wsid = d.sess /\ s.seen >= WaitFor
