@@ -16,32 +16,34 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Model-checks the lease protocol in {@code spec/MongoLock.tla} with TLC, run in a child JVM
- * (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test JVM).
+ * Model-checks the lease protocol in {@code spec/MongoLock.tla} and the session design of issue 20
+ * in {@code spec/MongoLockSessions.tla} (not implemented in the Java code yet) with TLC, run in a
+ * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
+ * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
  * <p>Each run works on a fresh copy of {@code spec/} under {@code target/tlc-<config>/}; TLC's
  * whole output goes to {@code target/tlc-<config>.out} and its summary lines are printed to the
  * build log. A run is killed, and the test fails, after {@link #TIMEOUT}.
  *
  * <ul>
- *   <li>{@code MongoLock.cfg}, the protocol as specified, with the queue of waiting managers, a
- *       hand-over (docs/fairness.md) and releases within a minimum hold: TLC must check the whole
+ *   <li>{@link Expect#PASS_WITH_LIVENESS}: the protocol as specified; TLC must check the whole
  *       state space, the invariants and the liveness property, and find nothing.
- *   <li>{@code MongoLockLate.cfg} (a lost reply or a late write instead of a crash, the hand-over's
- *       included) and {@code MongoLockFast.cfg} (the wall-clock fast path with clock steps),
- *       invariants only: TLC must find nothing. They are kept apart because together, and with
- *       the liveness check, the state space grows past what a build can afford.
- *   <li>{@code MongoLockBroken.cfg}, the takeover's compare-and-set without the renewal counter,
- *       {@code MongoLockBrokenHandOver.cfg}, a hand-over that moves neither version nor beat, and
- *       {@code MongoLockBrokenKeep.cfg}, a release within a minimum hold that leaves its client
- *       believing until its lease ends (so the server-clock take of the kept lock overlaps it):
- *       TLC must report that {@code AtMostOneBeliever} is violated, by name. Any other failure
- *       (a parse error, another invariant, a crash) fails the test.
+ *   <li>{@link Expect#PASS}: invariants only (lost replies and late writes, the fast path), kept
+ *       apart because together, and with the liveness check, the state space grows past what a
+ *       build can afford.
+ *   <li>{@link Expect#VIOLATED}: a broken variant; TLC must report the named invariant violated,
+ *       by name. Any other failure (a parse error, another invariant, a crash) fails the test.
+ *   <li>{@link Expect#CONTROL}: the control run of a broken configuration, its constants exactly,
+ *       with {@code Variant = "Correct"} (the test writes that copy, so the two cannot drift
+ *       apart): TLC must find nothing. It shows that the broken run's violation comes from the
+ *       variant and not from the constants.
  * </ul>
  */
 class ProtocolModelTest {
@@ -57,39 +59,99 @@ class ProtocolModelTest {
     private static final Pattern SUMMARY = Pattern.compile(
             "states generated|distinct states found|depth of the complete state graph|Finished in"
                     + "|Checking temporal properties for the complete|Error:|violated|^State \\d+:");
+    private static final Pattern VARIANT = Pattern.compile("(?m)^(\\s*Variant\\s*=\\s*)\"[^\"]*\"");
+    private static final String LEASES = "MongoLock.tla";
+    private static final String SESSIONS = "MongoLockSessions.tla";
 
-    @Test
-    void correctProtocolKeepsEveryInvariantAndGrantsAFreeLock() {
-        TlcRun run = runTlc("MongoLock.cfg");
+    /** What TLC must report for a configuration. */
+    enum Expect { PASS_WITH_LIVENESS, PASS, VIOLATED, CONTROL }
 
-        assertNoError(run);
-        assertTrue(run.output().contains(LIVENESS_CHECKED),
-                () -> "TLC did not check the temporal property FreeEventuallyGranted, see " + run.outputFile());
+    /**
+     * One TLC run: the module, the configuration, the expectation and, for a broken variant and its
+     * control, the invariant the variant must violate.
+     */
+    record Case(String module, String config, Expect expect, String invariant) {
+        static Case pass(String module, String config, boolean liveness) {
+            return new Case(module, config, liveness ? Expect.PASS_WITH_LIVENESS : Expect.PASS, null);
+        }
+
+        static Case broken(String module, String config, String invariant) {
+            return new Case(module, config, Expect.VIOLATED, invariant);
+        }
+
+        Case control() {
+            return new Case(module, config, Expect.CONTROL, invariant);
+        }
+
+        /** The configuration TLC reads: the broken one itself, or its control copy. */
+        String runConfig() {
+            return expect == Expect.CONTROL ? config.replace(".cfg", "Control.cfg") : config;
+        }
+
+        @Override
+        public String toString() {
+            return switch (expect) {
+                case PASS_WITH_LIVENESS -> config + ": no error, liveness checked";
+                case PASS -> config + ": no error";
+                case VIOLATED -> config + ": " + invariant + " violated";
+                case CONTROL -> runConfig() + ": no error with Variant = \"Correct\" (control of "
+                        + config + ")";
+            };
+        }
     }
 
-    @Test
-    void lostRepliesAndLateWritesKeepEveryInvariant() {
-        assertNoError(runTlc("MongoLockLate.cfg"));
+    /**
+     * Every configuration the build checks. MongoLock.tla: the protocol as implemented (one lock, one
+     * renewal per held lock), with the queue, the hand-over and the minimum hold. MongoLockSessions.tla:
+     * the session design of issue 20. The broken ones: the takeover's compare-and-set without the
+     * renewal counter; a hand-over that moves neither version nor beat; a release within a minimum
+     * hold that leaves its client believing until its lease ends; a take of a lock whose session was
+     * only seen unrenewed, not expired; a grant believed past its session's confirmed lease; a
+     * renewal that does not check that its session is still live.
+     */
+    static final List<Case> CASES;
+
+    static {
+        List<Case> passing = List.of(
+                Case.pass(LEASES, "MongoLock.cfg", true),
+                Case.pass(LEASES, "MongoLockLate.cfg", false),
+                Case.pass(LEASES, "MongoLockFast.cfg", false),
+                Case.pass(SESSIONS, "MongoLockSessions.cfg", true),
+                Case.pass(SESSIONS, "MongoLockSessionsTwoLocks.cfg", false),
+                Case.pass(SESSIONS, "MongoLockSessionsLate.cfg", false));
+        List<Case> broken = List.of(
+                Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
+                Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
+                Case.broken(LEASES, "MongoLockBrokenKeep.cfg", "AtMostOneBeliever"),
+                Case.broken(SESSIONS, "MongoLockSessionsBrokenTake.cfg", "AtMostOneBeliever"),
+                Case.broken(SESSIONS, "MongoLockSessionsBrokenGrant.cfg", "AtMostOneBeliever"),
+                Case.broken(SESSIONS, "MongoLockSessionsBrokenRenew.cfg", "AtMostOneBeliever"));
+        List<Case> all = new ArrayList<>(passing);
+        for (Case c : broken) {
+            all.add(c);
+            all.add(c.control());
+        }
+        CASES = List.copyOf(all);
     }
 
-    @Test
-    void fastPathKeepsEveryInvariantWhileForwardStepsStayBelowItsMargin() {
-        assertNoError(runTlc("MongoLockFast.cfg"));
+    static List<Case> cases() {
+        return CASES;
     }
 
-    @Test
-    void takeoverIgnoringTheRenewalCounterLetsTwoClientsBelieveTheyHold() {
-        assertViolated(runTlc("MongoLockBroken.cfg"), "AtMostOneBeliever");
-    }
-
-    @Test
-    void handOverLeavingTheWatchedKeyLetsAnotherManagersWaiterTakeOverFromTheNewHolder() {
-        assertViolated(runTlc("MongoLockBrokenHandOver.cfg"), "AtMostOneBeliever");
-    }
-
-    @Test
-    void keptLockTakenByTheServersClockWhileItsReleaserStillBelievesGivesTwoBelievers() {
-        assertViolated(runTlc("MongoLockBrokenKeep.cfg"), "AtMostOneBeliever");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void tlcReportsWhatTheConfigurationExpects(Case c) {
+        TlcRun run = runTlc(c);
+        switch (c.expect()) {
+            case PASS_WITH_LIVENESS -> {
+                assertNoError(run);
+                assertTrue(run.output().contains(LIVENESS_CHECKED),
+                        () -> "TLC did not check the temporal property of " + c.config() + ", see "
+                                + run.outputFile());
+            }
+            case PASS, CONTROL -> assertNoError(run);
+            case VIOLATED -> assertViolated(run, c.invariant());
+        }
     }
 
     private static void assertViolated(TlcRun run, String invariant) {
@@ -110,13 +172,17 @@ class ProtocolModelTest {
         assertEquals(0, run.exitCode(), () -> "TLC exit status on " + run.config() + ", see " + run.outputFile());
     }
 
-    private static TlcRun runTlc(String config) {
+    private static TlcRun runTlc(Case c) {
+        String config = c.runConfig();
         String name = config.replace(".cfg", "");
         Path workDir = TARGET.resolve("tlc-" + name).toAbsolutePath();
         Path outputFile = TARGET.resolve("tlc-" + name + ".out").toAbsolutePath();
         try {
             deleteRecursively(workDir);
             copySpec(workDir);
+            if (c.expect() == Expect.CONTROL) {
+                writeControl(c.config(), workDir.resolve(config));
+            }
             List<String> command = List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-XX:+UseParallelGC",
@@ -126,7 +192,7 @@ class ProtocolModelTest {
                     "-deadlock",
                     "-config", config,
                     "-metadir", workDir.resolve("states").toString(),
-                    "MongoLock.tla");
+                    c.module());
             long start = System.nanoTime();
             Process process = new ProcessBuilder(command)
                     .directory(workDir.toFile())
@@ -158,6 +224,19 @@ class ProtocolModelTest {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while stopping TLC on " + config, e);
         }
+    }
+
+    /** The broken configuration with its Variant line set to "Correct", every other line the same. */
+    private static void writeControl(String brokenConfig, Path controlConfig) throws IOException {
+        String broken = Files.readString(SPEC.resolve(brokenConfig), StandardCharsets.UTF_8);
+        Matcher variant = VARIANT.matcher(broken);
+        if (!variant.find()) {
+            throw new IllegalStateException(brokenConfig + " sets no Variant: no control run possible");
+        }
+        String control = variant.replaceFirst(Matcher.quoteReplacement(variant.group(1) + "\"Correct\""));
+        Files.writeString(controlConfig,
+                "\\* Control run written by ProtocolModelTest: " + brokenConfig + " with Variant = \"Correct\".\n"
+                        + control, StandardCharsets.UTF_8);
     }
 
     /** The jar that holds TLC, found from where the test class path loaded {@code tlc2.TLC}. */
