@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Model-checks the lease protocol in {@code spec/MongoLock.tla} and the session design of issue 20
- * in {@code spec/MongoLockSessions.tla} (not implemented in the Java code yet) with TLC, run in a
+ * in {@code spec/MongoLockSessions.tla} (not implemented in the Java code yet), and the token floor of
+ * the idle clean-up in {@code spec/TokenFloor.tla}, with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
@@ -62,6 +63,7 @@ class ProtocolModelTest {
     private static final Pattern VARIANT = Pattern.compile("(?m)^(\\s*Variant\\s*=\\s*)\"[^\"]*\"");
     private static final String LEASES = "MongoLock.tla";
     private static final String SESSIONS = "MongoLockSessions.tla";
+    private static final String TOKEN_FLOOR = "TokenFloor.tla";
 
     /** What TLC must report for a configuration. */
     enum Expect { PASS_WITH_LIVENESS, PASS, VIOLATED, CONTROL }
@@ -107,7 +109,10 @@ class ProtocolModelTest {
      * renewal counter; a hand-over that moves neither version nor beat; a release within a minimum
      * hold that leaves its client believing until its lease ends; a take of a lock whose session was
      * only seen unrenewed, not expired; a grant believed past its session's confirmed lease; a
-     * renewal that does not check that its session is still live.
+     * renewal that does not check that its session is still live. TokenFloor.tla: the idle clean-up
+     * and the creation of a lock document above the token floor (issue 21); its control runs are the
+     * implemented order, and it breaks when the floor is raised after the delete, when the delete
+     * ignores the token, or when a created document skips the floor.
      */
     static final List<Case> CASES;
 
@@ -125,7 +130,10 @@ class ProtocolModelTest {
                 Case.broken(LEASES, "MongoLockBrokenKeep.cfg", "AtMostOneBeliever"),
                 Case.broken(SESSIONS, "MongoLockSessionsBrokenTake.cfg", "AtMostOneBeliever"),
                 Case.broken(SESSIONS, "MongoLockSessionsBrokenGrant.cfg", "AtMostOneBeliever"),
-                Case.broken(SESSIONS, "MongoLockSessionsBrokenRenew.cfg", "AtMostOneBeliever"));
+                Case.broken(SESSIONS, "MongoLockSessionsBrokenRenew.cfg", "AtMostOneBeliever"),
+                Case.broken(TOKEN_FLOOR, "TokenFloorDeleteFirst.cfg", "TokensGrow"),
+                Case.broken(TOKEN_FLOOR, "TokenFloorNoTokenBound.cfg", "TokensGrow"),
+                Case.broken(TOKEN_FLOOR, "TokenFloorNoFloorRead.cfg", "TokensGrow"));
         List<Case> all = new ArrayList<>(passing);
         for (Case c : broken) {
             all.add(c);
