@@ -25,7 +25,7 @@ import org.bson.types.ObjectId;
  * The measuring half of {@link HotPathBudgetTest}'s allocation guard, run in a JVM of its own: bytes allocated
  * on the calling thread per uncontended acquire + close of a {@link MongoLockManager}, and per cycle of the same
  * two commands sent as raw driver calls (the driver allocates on the calling thread too). After 2,000 warm-up
- * cycles of each, four interleaved rounds of 500; per case the lowest round is kept (a round that met a
+ * cycles of each, six interleaved rounds of 500; per case the lowest round is kept (a round that met a
  * compilation or a collection on this thread only adds bytes). Prints {@value #RESULT} then both figures.
  *
  * <p>Arguments: the MongoDB URI and a database to use.
@@ -34,7 +34,7 @@ final class HotPathAllocationProbe {
 
     static final String RESULT = "[allocation probe] mongolock raw:";
     private static final int WARM_UP = 2_000;
-    private static final int ROUNDS = 4;
+    private static final int ROUNDS = 6;
     private static final int PER_ROUND = 500;
 
     private HotPathAllocationProbe() {

@@ -32,10 +32,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HotPathBudgetTest {
 
     /**
-     * Library-only bytes per uncontended acquire + close, after warm-up: measured 250-330 on this machine
-     * after issue 22's work (about 1,150-1,250 before it), plus a margin for JIT and JVM differences.
+     * Library-only bytes per uncontended acquire + close, in a fresh JVM after warm-up: 350-830 over five runs
+     * after issue 22's work (the spread is the driver's: its own bytes per call differ by a few hundred between
+     * two call sites), against about 22,000 before it (the driver rendering the library's Filters/Updates on
+     * every call). The budget is the worst run seen plus 20 %.
      */
-    static final long LIBRARY_BYTES_PER_CYCLE = 450;
+    static final long LIBRARY_BYTES_PER_CYCLE = 1_000;
     /** The driver's own monitoring and handshake, and the store's one-time look at the server. */
     private static final Set<String> NOT_LOCK_COMMANDS = Set.of("hello", "ismaster", "isMaster", "ping", "buildInfo",
             "buildinfo", "saslStart", "saslContinue", "endSessions");
@@ -110,8 +112,8 @@ class HotPathBudgetTest {
     @Test
     void uncontendedCycleAllocatesLittleBeyondTheDriver(TestMongo mongo) throws Exception {
         // In a JVM of its own: after other tests, the JIT's profiles of the lock path (several stores, contended
-        // paths) differ, and with them which short-lived objects escape analysis removes (297 bytes alone,
-        // up to 650 after the other tests in one run). A fresh JVM measures the same thing every time.
+        // paths) differ, and with them which short-lived objects escape analysis removes (up to twice the
+        // bytes after the other tests in one run). A fresh JVM measures the same thing every time.
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 HotPathAllocationProbe.class.getName(), mongo.uri(), mongo.freshDatabase());

@@ -253,8 +253,8 @@ public final class MongoLockStore implements LockStore {
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
             String leaseId = newLeaseId();
-            Document before = calls.call("acquire", name, () -> locks.findOneAndUpdate(
-                    freeForManager(name, terms), take(owner, lease, leaseId, terms.unqueued()), UPSERT_BEFORE));
+            Document before = calls.findOneAndUpdate("acquire", name, locks, freeForManager(name, terms),
+                    take(owner, lease, leaseId, terms.unqueued()), UPSERT_BEFORE);
             return before == null ? tokenFloor.grantCreated(name, owner, leaseId) : granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
@@ -334,15 +334,14 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public boolean reenter(String name, String owner, long version) {
-        return calls.call("re-enter", name, () -> locks.updateOne(ownedAt(name, owner, version), LockWrites.reenter()))
+        return calls.updateOne("re-enter", name, locks, ownedAt(name, owner, version), LockWrites.reenter())
                 .getMatchedCount() == 1;
     }
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
         Bson update = remainingHolds == 0 ? LockWrites.free() : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
-        return calls.call("release", name, () -> locks.updateOne(ownedAt(name, owner, version), update))
-                .getMatchedCount() == 1;
+        return calls.updateOne("release", name, locks, ownedAt(name, owner, version), update).getMatchedCount() == 1;
     }
 
     @Override
