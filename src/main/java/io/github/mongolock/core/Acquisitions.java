@@ -118,6 +118,12 @@ final class Acquisitions {
     record FreshAttempt(LockHold hold, FreshAttempts.Outcome busy) {
     }
 
+    /** {@link #reenter} if {@code caller} is inside {@code name}'s acquisition; null when it is not (or no more). */
+    LockSession reenterIfInside(String name, Thread caller) {
+        HeldLock current = owned.get(name);
+        return current != null && current.isBoundTo(caller) ? reenter(current) : null;
+    }
+
     /** @return the new hold, or null when the lock was released meanwhile (the caller then acquires afresh) */
     LockSession reenter(HeldLock current) {
         if (!calls.enterAcquisition()) {

@@ -163,9 +163,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
         try {
             LockSession session = obtain(name, options, throwWhenBusy, group);
-            if (session != null) {
-                session = Acquisitions.applyOptions(session, options);
-            }
+            session = session == null ? null : Acquisitions.applyOptions(session, options);
             outcome = session != null ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
             return session;
         } catch (LockTimeoutException timedOut) {
@@ -175,7 +173,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             metrics.acquireEnded(group, outcome, clock.nanoTime() - start);
         }
     }
-
 
     @Override
     public Optional<LockInfo> inspect(String name) {
@@ -211,6 +208,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         LockArguments.checkHoldAtLeast(options.holdAtLeast(), "holdAtLeast");
         Thread caller = Thread.currentThread();
         long waitNanos = LockArguments.saturatedNanos(wait);
+        // A nested call re-enters at once, joining no line: it never waits (an interrupted waiter still fails below).
+        LockSession nested = waitNanos > 0 && caller.isInterrupted() ? null : acquisitions.reenterIfInside(name, caller);
+        if (nested != null) {
+            return nested;
+        }
         long start = clock.nanoTime();
         // Join before the first attempt so a release between that attempt and the park is seen.
         ReleaseSignals.Signal signal = waitNanos > 0 ? signals.join(name) : null;
@@ -310,7 +312,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             }
         }
     }
-
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
     private void tracked(HeldLock lock) {

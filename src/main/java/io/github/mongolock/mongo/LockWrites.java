@@ -105,6 +105,13 @@ final class LockWrites {
     private static final BsonDocument REENTER = new BsonDocument("$inc", new BsonDocument(HOLDS, ONE)
             .append(VERSION, ONE_LONG)).append("$currentDate", new BsonDocument(RENEWED_AT, BsonBoolean.TRUE));
 
+    /** A nested release's update: {@code holds} holds left, and a new version. */
+    static Bson holds(int holds) {
+        return new BsonDocument("$set", new BsonDocument(HOLDS, new BsonInt32(holds))).append("$inc", VERSION_UP);
+    }
+
+    private static final BsonDocument VERSION_UP = new BsonDocument(VERSION, ONE_LONG);
+
     /** One more hold and a new version, dated for people: a re-entry's update. */
     static Bson reenter() {
         return REENTER;

@@ -340,7 +340,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
-        Bson update = remainingHolds == 0 ? LockWrites.free() : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
+        Bson update = remainingHolds == 0 ? LockWrites.free() : LockWrites.holds(remainingHolds);
         return calls.updateOne("release", name, locks, ownedAt(name, owner, version), update).getMatchedCount() == 1;
     }
 

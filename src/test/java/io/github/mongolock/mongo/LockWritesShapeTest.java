@@ -68,6 +68,7 @@ class LockWritesShapeTest {
                 sent(LockWrites.free()));
         assertEquals(sent(combine(inc("holds", 1), inc("version", 1L), currentDate("renewedAt"))),
                 sent(LockWrites.reenter()));
+        assertEquals(sent(combine(set("holds", 2), inc("version", 1L))), sent(LockWrites.holds(2)));
     }
 
     @Test
