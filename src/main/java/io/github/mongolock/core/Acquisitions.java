@@ -7,7 +7,6 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.OnLeaseLost;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * The steps of {@link LockCoordinator}'s wait loop that change what this manager holds or where it waits:
@@ -47,11 +46,11 @@ final class Acquisitions {
         LockHold hold = (LockHold) session;
         if (!options.holdAtLeast().isZero()) {
             HeldLock lock = hold.lock();
-            lock.mutex.lock();
+            lock.mutex().lock();
             try {
                 lock.holdAtLeast(options.holdAtLeast());
             } finally {
-                lock.mutex.unlock();
+                lock.mutex().unlock();
             }
         }
         if (options.onLeaseLost() == OnLeaseLost.INTERRUPT) {
@@ -119,19 +118,28 @@ final class Acquisitions {
     record FreshAttempt(LockHold hold, FreshAttempts.Outcome busy) {
     }
 
-    Optional<LockSession> reenter(HeldLock current) {
+    /** {@link #reenter} if {@code caller} is inside {@code name}'s acquisition; null when it is not (or no more). */
+    LockSession reenterIfInside(String name, Thread caller) {
+        HeldLock current = owned.get(name);
+        return current != null && current.isBoundTo(caller) ? reenter(current) : null;
+    }
+
+    /** @return the new hold, or null when the lock was released meanwhile (the caller then acquires afresh) */
+    LockSession reenter(HeldLock current) {
         if (!calls.enterAcquisition()) {
             throw coordinator.closedException();
         }
-        Optional<LockHold> hold;
+        LockHold hold;
         try {
             hold = owned.reenter(coordinator, current);
         } finally {
             calls.exit();
         }
         // Listeners run outside the gate, so one that closes the manager cannot wait for itself.
-        hold.ifPresent(reentered -> events.fire(LockEvent.Kind.ACQUIRED, current, reentered.holdCount()));
-        return hold.map(LockSession.class::cast);
+        if (hold != null) {
+            events.fire(LockEvent.Kind.ACQUIRED, current, hold.holdCount());
+        }
+        return hold;
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * A coordinator's fresh acquisitions at the store: one attempt under an owner id of its own, the
@@ -66,7 +65,7 @@ final class FreshAttempts {
         }
         String owner = nextOwner();
         long sentAt = clock.nanoTime();
-        AcquireAttempt result = cleaningUp(name, owner, () -> store.tryAcquire(name, owner, lease));
+        AcquireAttempt result = cleaningUp(name, owner, lease, null);
         if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
             Sighting sighting = busy.sighting().get();
             long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
@@ -79,7 +78,7 @@ final class FreshAttempts {
                 return Outcome.busy(busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness, busy.queued());
             }
             sentAt = clock.nanoTime();
-            result = cleaningUp(name, owner, () -> store.takeOver(name, owner, lease, sighting));
+            result = cleaningUp(name, owner, lease, sighting);
         }
         if (!(result instanceof AcquireAttempt.Granted granted)) {
             AcquireAttempt.Busy busy = (AcquireAttempt.Busy) result;
@@ -111,14 +110,14 @@ final class FreshAttempts {
     }
 
     /**
-     * Runs one store attempt ({@link LockStore#tryAcquire} or {@link LockStore#takeOver}). When the store
+     * Runs one store attempt: {@link LockStore#tryAcquire}, or {@link LockStore#takeOver} of {@code takeOver} if given. When the store
      * fails, the outcome is unknown (the write may have landed); owner ids are unique per attempt, so
      * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
      * instead of blocking others until its lease runs out.
      */
-    private AcquireAttempt cleaningUp(String name, String owner, Supplier<AcquireAttempt> attempt) {
+    private AcquireAttempt cleaningUp(String name, String owner, Duration lease, Sighting takeOver) {
         try {
-            return attempt.get();
+            return takeOver == null ? store.tryAcquire(name, owner, lease) : store.takeOver(name, owner, lease, takeOver);
         } catch (LockStoreException | LockInterruptedException failure) {
             if (failure instanceof LockStoreException unreachable && !unreachable.outcomeUnknown()) {
                 throw failure; // never reached MongoDB: nothing to clean up

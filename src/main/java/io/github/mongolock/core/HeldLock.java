@@ -2,9 +2,8 @@ package io.github.mongolock.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -17,12 +16,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * caller: a hold handed to other code (a pending stage returned by a {@code @Locked} method, a
  * detached session) is never re-entered by whatever runs next on the same pooled thread.
  *
- * <p>{@link #mutex} serialises this owner's re-entries and releases, because sessions may be
+ * <p>{@link #mutex()} serialises this owner's re-entries and releases, because sessions may be
  * closed from any thread and each compare-and-set must start from the version the previous one
  * left. {@code status} and {@code confirmedUntilNanos} are volatile so {@code isHeld()} and the
- * renewer can read them without taking the mutex; the bindings are a concurrent map for the same reason.
+ * renewer can read them without taking the mutex; the bindings are a volatile array for the same reason.
  */
-final class HeldLock {
+@SuppressWarnings("serial") // never serialised: a ReentrantLock only to save the separate lock object per held lock
+final class HeldLock extends ReentrantLock {
 
     enum Status { HELD, LOST, RELEASED }
 
@@ -33,29 +33,32 @@ final class HeldLock {
     final Duration lease;
     /** How many grants in a row this manager gave itself by hand-over before this one (0: a fresh grant). */
     final int streak;
-    final ReentrantLock mutex = new ReentrantLock();
 
-    /** Guarded by {@link #mutex}. */
+    /** Guarded by {@link #mutex()}. */
     long version;
-    /** Guarded by {@link #mutex}. */
+    /** Guarded by {@link #mutex()}. */
     int holds;
-    /** Written under {@link #mutex}. */
+    /** Written under {@link #mutex()}. */
     volatile Status status = Status.HELD;
-    /** Why the lease was lost, for the exceptions that report it; written under {@link #mutex}. */
+    /** Why the lease was lost, for the exceptions that report it; written under {@link #mutex()}. */
     volatile String lossReason;
     /** Monotonic time before which the store is known to still count this lease as ours. */
     private volatile long confirmedUntilNanos;
-    /** Open holds per thread they are bound to. */
-    private final ConcurrentHashMap<Thread, Integer> boundHolds = new ConcurrentHashMap<>();
+    /**
+     * The threads open holds are bound to, one entry per hold (a thread bound twice appears twice): null when
+     * none, the {@link Thread} itself for one hold (almost always), else a {@code Thread[]} replaced on every
+     * change. Written under {@code this}; {@link #isBoundTo} reads it without a lock. Far less heap than a map.
+     */
+    private volatile Object boundThreads;
     /** When the grant's answer arrived: a minimum hold counts from here, never earlier than the grant. */
     final long grantedAtNanos;
     /**
      * Monotonic time before which the last release must not free the lock (a minimum hold); equal to
-     * {@link #grantedAtNanos} when there is none. Guarded by {@link #mutex}.
+     * {@link #grantedAtNanos} when there is none. Guarded by {@link #mutex()}.
      */
     long holdUntilNanos;
-    /** Guarded by {@code this}: what the open sessions asked to run when the lease is found lost. */
-    private final List<Runnable> lossActions = new ArrayList<>();
+    /** Guarded by {@code this}: what the open sessions asked to run when the lease is found lost (null: none yet). */
+    private List<Runnable> lossActions;
     /** Guarded by {@code this}: the loss actions were taken to be run; later ones run at once. */
     private boolean lossActionsTaken;
 
@@ -102,7 +105,7 @@ final class HeldLock {
         return confirmedUntilNanos;
     }
 
-    /** Caller holds {@link #mutex}: the last release keeps the lock until {@code holdAtLeast} after the grant. */
+    /** Caller holds {@link #mutex()}: the last release keeps the lock until {@code holdAtLeast} after the grant. */
     void holdAtLeast(Duration holdAtLeast) {
         long until = grantedAtNanos + LockArguments.saturatedNanos(holdAtLeast);
         if (until - holdUntilNanos > 0) {
@@ -110,7 +113,7 @@ final class HeldLock {
         }
     }
 
-    /** Caller holds {@link #mutex}: how much of the minimum hold is left at {@code nowNanos} (zero or more). */
+    /** Caller holds {@link #mutex()}: how much of the minimum hold is left at {@code nowNanos} (zero or more). */
     long holdLeftNanos(long nowNanos) {
         return Math.max(holdUntilNanos - nowNanos, 0);
     }
@@ -120,37 +123,95 @@ final class HeldLock {
         if (lossActionsTaken) {
             return false;
         }
+        if (lossActions == null) {
+            lossActions = new ArrayList<>(2);
+        }
         lossActions.add(action);
         return true;
     }
 
     synchronized void removeLossAction(Runnable action) {
-        lossActions.remove(action);
+        if (lossActions != null) {
+            lossActions.remove(action);
+        }
     }
 
     /** The loss actions registered so far, once: whoever reports the loss runs them. */
     synchronized List<Runnable> takeLossActions() {
         lossActionsTaken = true;
+        if (lossActions == null) {
+            return List.of();
+        }
         List<Runnable> taken = List.copyOf(lossActions);
-        lossActions.clear();
+        lossActions = null;
         return taken;
     }
 
     synchronized boolean hasLossActions() {
-        return !lossActions.isEmpty();
+        return lossActions != null && !lossActions.isEmpty();
     }
 
-    void bind(Thread thread) {
-        boundHolds.merge(thread, 1, Integer::sum);
+    /**
+     * Serialises this owner's re-entries and releases (see the class comment). The lock itself is the mutex:
+     * one object less per held lock than a separate {@code ReentrantLock}.
+     */
+    ReentrantLock mutex() {
+        return this;
     }
 
-    void unbind(Thread thread) {
-        boundHolds.computeIfPresent(thread, (key, count) -> count == 1 ? null : count - 1);
+    synchronized void bind(Thread thread) {
+        Object bound = boundThreads;
+        if (bound == null) {
+            boundThreads = thread;
+        } else if (bound instanceof Thread sole) {
+            boundThreads = new Thread[] {sole, thread};
+        } else {
+            Thread[] all = (Thread[]) bound;
+            Thread[] more = Arrays.copyOf(all, all.length + 1);
+            more[all.length] = thread;
+            boundThreads = more;
+        }
+    }
+
+    /** One hold bound to {@code thread} is closed or detached. */
+    synchronized void unbind(Thread thread) {
+        Object bound = boundThreads;
+        if (bound == thread) {
+            boundThreads = null;
+            return;
+        }
+        if (!(bound instanceof Thread[] all)) {
+            return;
+        }
+        for (int i = all.length - 1; i >= 0; i--) {
+            if (all[i] == thread) {
+                if (all.length == 2) {
+                    boundThreads = all[1 - i];
+                } else {
+                    Thread[] fewer = new Thread[all.length - 1];
+                    System.arraycopy(all, 0, fewer, 0, i);
+                    System.arraycopy(all, i + 1, fewer, i, all.length - i - 1);
+                    boundThreads = fewer;
+                }
+                return;
+            }
+        }
     }
 
     /** Whether {@code thread} is inside this acquisition: an acquire there is a nested call and re-enters. */
     boolean isBoundTo(Thread thread) {
-        return boundHolds.containsKey(thread);
+        Object bound = boundThreads;
+        if (bound == thread) {
+            return true;
+        }
+        if (bound instanceof Thread[] all) {
+            for (Thread each : all) {
+                if (each == thread) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     boolean confirmedAt(long nowNanos) {
@@ -161,7 +222,7 @@ final class HeldLock {
         return status == Status.HELD && confirmedAt(nowNanos);
     }
 
-    /** Caller holds {@link #mutex}. @return true if this call changed the status */
+    /** Caller holds {@link #mutex()}. @return true if this call changed the status */
     boolean markLost(String reason) {
         if (status != Status.HELD) {
             return false;

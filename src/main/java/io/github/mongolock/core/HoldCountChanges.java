@@ -39,9 +39,17 @@ final class HoldCountChanges {
         if (keepNanos > 0) {
             return releaseKeeping(lock, version, keepNanos);
         }
-        boolean moved = withoutInterrupt(() -> holds > lock.holds
-                ? store.reenter(lock.name, lock.owner, version)
-                : store.release(lock.name, lock.owner, version, holds));
+        boolean moved;
+        boolean interrupted = Thread.interrupted(); // withoutInterrupt, written out: no lambda on the hot path
+        try {
+            moved = holds > lock.holds
+                    ? store.reenter(lock.name, lock.owner, version)
+                    : store.release(lock.name, lock.owner, version, holds);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (moved) {
             return OptionalLong.of(version + 1);
         }

@@ -85,11 +85,11 @@ final class LeaseLosses {
     /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
     void leaseLost(HeldLock lock, String reason) {
         boolean changed = false;
-        if (lock.mutex.tryLock()) {
+        if (lock.mutex().tryLock()) {
             try {
                 changed = lock.markLost(reason);
             } finally {
-                lock.mutex.unlock();
+                lock.mutex().unlock();
             }
         }
         // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.

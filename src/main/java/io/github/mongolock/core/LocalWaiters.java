@@ -92,7 +92,8 @@ final class LocalWaiters {
     /** A caller starts waiting for {@code name}; it will want a lease of {@code lease}. */
     synchronized Ticket join(String name, Duration lease) {
         Ticket ticket = new Ticket(lease);
-        lines.computeIfAbsent(name, key -> new ArrayDeque<>()).addLast(ticket);
+        // Mostly one caller per name: a small deque (the default one has room for 16).
+        lines.computeIfAbsent(name, key -> new ArrayDeque<>(2)).addLast(ticket);
         return ticket;
     }
 

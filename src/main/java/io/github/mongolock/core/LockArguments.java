@@ -35,6 +35,10 @@ public final class LockArguments {
                     + ": a lock name must be well-formed UTF-16. Was a string cut in the middle of a character"
                     + " (e.g. an emoji)? Cut with String.offsetByCodePoints, or hash the key.");
         }
+        // Every char is at most 3 UTF-8 bytes (a surrogate pair 4 for 2 chars): short names need no count.
+        if (name.length() * 3L <= MAX_NAME_BYTES) {
+            return name;
+        }
         int bytes = name.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_NAME_BYTES) {
             throw new LockConfigurationException("Lock name " + quote(name) + " is " + bytes

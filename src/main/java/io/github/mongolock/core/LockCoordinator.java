@@ -139,28 +139,32 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     @Override
     public LockSession acquire(String name, LockOptions options) {
-        return measured(name, options, true).orElseThrow();
+        return measured(name, options, true);
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name) {
-        return measured(name, LockOptions.defaults().waitTime(Duration.ZERO), false);
+        return Optional.ofNullable(measured(name, LockOptions.defaults().waitTime(Duration.ZERO), false));
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name, LockOptions options) {
-        return measured(name, options, false);
+        return Optional.ofNullable(measured(name, options, false));
     }
 
-    /** {@link #obtain} with the options applied to the hold, and the call's wait and outcome reported to the metrics. */
-    private Optional<LockSession> measured(String name, LockOptions options, boolean throwWhenBusy) {
-        long start = clock.nanoTime();
+    /** {@link #obtain} with the options applied, and the wait and outcome told to the metrics (if any); null: busy. */
+    private LockSession measured(String name, LockOptions options, boolean throwWhenBusy) {
         String group = options == null ? LockMetrics.UNGROUPED : options.metricsGroup().orElse(LockMetrics.UNGROUPED);
+        if (metrics == LockMetrics.NONE) {
+            LockSession session = obtain(name, options, throwWhenBusy, group);
+            return session == null ? null : Acquisitions.applyOptions(session, options);
+        }
+        long start = clock.nanoTime();
         LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
         try {
-            Optional<LockSession> session = obtain(name, options, throwWhenBusy, group)
-                    .map(granted -> Acquisitions.applyOptions(granted, options));
-            outcome = session.isPresent() ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
+            LockSession session = obtain(name, options, throwWhenBusy, group);
+            session = session == null ? null : Acquisitions.applyOptions(session, options);
+            outcome = session != null ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
             return session;
         } catch (LockTimeoutException timedOut) {
             outcome = LockMetrics.Outcome.TIMED_OUT;
@@ -169,7 +173,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             metrics.acquireEnded(group, outcome, clock.nanoTime() - start);
         }
     }
-
 
     @Override
     public Optional<LockInfo> inspect(String name) {
@@ -195,7 +198,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 .findFirst().orElse(ownerPrefix);
     }
 
-    private Optional<LockSession> obtain(String name, LockOptions options, boolean throwWhenBusy, String group) {
+    /** @return the granted session, or null when the lock stayed busy and {@code throwWhenBusy} is false */
+    private LockSession obtain(String name, LockOptions options, boolean throwWhenBusy, String group) {
         ensureOpen();
         LockArguments.checkName(name);
         Objects.requireNonNull(options, "options");
@@ -204,6 +208,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         LockArguments.checkHoldAtLeast(options.holdAtLeast(), "holdAtLeast");
         Thread caller = Thread.currentThread();
         long waitNanos = LockArguments.saturatedNanos(wait);
+        // A nested call re-enters at once, joining no line: it never waits (an interrupted waiter still fails below).
+        LockSession nested = waitNanos > 0 && caller.isInterrupted() ? null : acquisitions.reenterIfInside(name, caller);
+        if (nested != null) {
+            return nested;
+        }
         long start = clock.nanoTime();
         // Join before the first attempt so a release between that attempt and the park is seen.
         ReleaseSignals.Signal signal = waitNanos > 0 ? signals.join(name) : null;
@@ -211,7 +220,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         boolean woken = false;
         boolean queued = false;
         FreshAttempts.Outcome lastAnswer = null; // the store's last word on the lock, for the timeout's message
-        Optional<LockSession> outcome = Optional.empty();
+        LockSession outcome = null;
         try {
             for (int attempt = 0; ; attempt++) {
                 ensureOpen();
@@ -221,13 +230,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 long generation = signal == null ? 0 : signal.generation();
                 HeldLock handed = ticket == null ? null : ticket.takeGranted();
                 if (handed != null) {
-                    outcome = Optional.of(acquisitions.takeHandedOver(handed));
+                    outcome = acquisitions.takeHandedOver(handed);
                     return outcome;
                 }
                 HeldLock current = owned.get(name);
                 if (current != null && current.isBoundTo(caller)) {
                     outcome = acquisitions.reenter(current);
-                    if (outcome.isPresent()) {
+                    if (outcome != null) {
                         return outcome;
                     }
                     continue; // released from another thread meanwhile: acquire afresh
@@ -246,7 +255,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 } else {
                     Acquisitions.FreshAttempt tried = acquisitions.acquireFresh(name, lease, group);
                     if (tried.hold() != null) {
-                        outcome = Optional.of(tried.hold());
+                        outcome = tried.hold();
                         return outcome;
                     }
                     busy = tried.busy();
@@ -268,14 +277,14 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         handed = acquisitions.leaveLine(name, ticket);
                         ticket = null;
                         if (handed != null) {
-                            outcome = Optional.of(acquisitions.takeHandedOver(handed));
+                            outcome = acquisitions.takeHandedOver(handed);
                             return outcome;
                         }
                     }
                     if (throwWhenBusy) {
                         throw timeout(name, wait, busy.holder().isEmpty() && lastAnswer != null ? lastAnswer : busy);
                     }
-                    return Optional.empty();
+                    return null;
                 }
                 // Queued with the feed up: the notice wakes us, so no quick polls (the lease watch's bound still holds).
                 int ramp = pushed && busy.queued() ? RetryBackoff.FULL : attempt;
@@ -293,17 +302,16 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 }
             }
             if (signal != null) {
-                if (woken && outcome.isEmpty()) {
+                if (woken && outcome == null) {
                     signals.released(name); // leaving with a wake-up meant for a waiter: pass it on
                 }
                 signals.leave(name, signal);
             }
-            if (queued && outcome.isEmpty()) {
+            if (queued && outcome == null) {
                 acquisitions.leaveQueue(name);
             }
         }
     }
-
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
     private void tracked(HeldLock lock) {

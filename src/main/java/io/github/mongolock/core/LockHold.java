@@ -5,7 +5,7 @@ import io.github.mongolock.LockSession;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One hold of a {@link HeldLock}: the {@link LockSession} handed to the caller. It is bound to the
@@ -17,11 +17,14 @@ final class LockHold implements LockSession {
     private final LockCoordinator coordinator;
     private final HeldLock lock;
     private final int holdCount;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private static final AtomicIntegerFieldUpdater<LockHold> CLOSED =
+            AtomicIntegerFieldUpdater.newUpdater(LockHold.class, "closed");
+    /** 1 once closed; a field updater rather than an AtomicBoolean saves an object per session. */
+    private volatile int closed;
     /** Guarded by {@code this}; null while detached. */
     private Thread boundTo;
-    /** Guarded by {@code this}: this session's loss actions, taken back from the lock when it closes. */
-    private final List<Runnable> lossActions = new ArrayList<>();
+    /** Guarded by {@code this}: this session's loss actions, taken back from the lock when it closes (null: none). */
+    private List<Runnable> lossActions;
 
     LockHold(LockCoordinator coordinator, HeldLock lock, int holdCount) {
         this.coordinator = coordinator;
@@ -29,6 +32,10 @@ final class LockHold implements LockSession {
         this.holdCount = holdCount;
         this.boundTo = Thread.currentThread();
         lock.bind(boundTo);
+    }
+
+    private boolean isClosed() {
+        return closed != 0;
     }
 
     HeldLock lock() {
@@ -57,7 +64,7 @@ final class LockHold implements LockSession {
 
     @Override
     public boolean isHeld() {
-        return !closed.get() && coordinator.isHeld(lock);
+        return !isClosed() && coordinator.isHeld(lock);
     }
 
     @Override
@@ -71,7 +78,7 @@ final class LockHold implements LockSession {
 
     @Override
     public synchronized LockSession attach() {
-        if (closed.get()) {
+        if (isClosed()) {
             throw new LockException("This session of lock \"" + lock.name + "\" (token " + lock.fencingToken
                     + ") is closed and cannot be attached to a thread: acquire the lock again.");
         }
@@ -90,7 +97,7 @@ final class LockHold implements LockSession {
         Runnable whileOpen = new Runnable() {
             @Override
             public void run() {
-                if (!closed.get()) {
+                if (!isClosed()) {
                     action.run();
                 }
             }
@@ -101,8 +108,11 @@ final class LockHold implements LockSession {
             }
         };
         synchronized (this) {
-            if (closed.get()) {
+            if (isClosed()) {
                 return this;
+            }
+            if (lossActions == null) {
+                lossActions = new ArrayList<>(2);
             }
             lossActions.add(whileOpen);
         }
@@ -125,10 +135,12 @@ final class LockHold implements LockSession {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (CLOSED.compareAndSet(this, 0, 1)) {
             synchronized (this) {
-                lossActions.forEach(lock::removeLossAction);
-                lossActions.clear();
+                if (lossActions != null) {
+                    lossActions.forEach(lock::removeLossAction);
+                    lossActions = null;
+                }
             }
             detach();
             coordinator.release(lock);

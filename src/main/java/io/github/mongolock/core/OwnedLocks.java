@@ -13,7 +13,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -88,14 +87,14 @@ final class OwnedLocks {
     }
 
     /**
-     * One more hold for a caller already inside {@code lock}; empty when the lock was released meanwhile
+     * One more hold for a caller already inside {@code lock}; null when the lock was released meanwhile
      * (the caller then acquires afresh). A store failure leaves the hold as it was and is thrown.
      */
-    Optional<LockHold> reenter(LockCoordinator coordinator, HeldLock lock) {
-        lock.mutex.lock();
+    LockHold reenter(LockCoordinator coordinator, HeldLock lock) {
+        lock.mutex().lock();
         try {
             if (lock.status == HeldLock.Status.RELEASED) {
-                return Optional.empty();
+                return null;
             }
             if (lock.status == HeldLock.Status.LOST) {
                 throw losses.lost(lock, "cannot be re-entered");
@@ -114,9 +113,9 @@ final class OwnedLocks {
                 throw losses.lost(lock, "cannot be re-entered");
             }
             lock.holds = target;
-            return Optional.of(new LockHold(coordinator, lock, target));
+            return new LockHold(coordinator, lock, target);
         } finally {
-            lock.mutex.unlock();
+            lock.mutex().unlock();
         }
     }
 
@@ -129,7 +128,7 @@ final class OwnedLocks {
     void release(HeldLock lock, LocalWaiters waiters) {
         int remaining;
         HandOver handOver = HandOver.NOT_MADE;
-        lock.mutex.lock();
+        lock.mutex().lock();
         try {
             if (lock.status == HeldLock.Status.RELEASED) {
                 return; // the manager was closed and released it already
@@ -155,7 +154,7 @@ final class OwnedLocks {
                 releaseHold(lock, remaining);
             }
         } finally {
-            lock.mutex.unlock();
+            lock.mutex().unlock();
         }
         if (handOver == HandOver.MADE) {
             signals.handedOver(lock.name);
@@ -279,7 +278,9 @@ final class OwnedLocks {
         lock.holds = 0;
         lock.status = HeldLock.Status.RELEASED;
         held.remove(lock.name, lock);
-        metrics.holdEnded(lock.group, clock.nanoTime() - lock.grantedAtNanos);
+        if (metrics != LockMetrics.NONE) {
+            metrics.holdEnded(lock.group, clock.nanoTime() - lock.grantedAtNanos);
+        }
     }
 
     /** Fresh acquisitions held now (not lost), by metrics group. */
@@ -312,7 +313,7 @@ final class OwnedLocks {
     List<String> releaseAll() {
         List<String> unreleased = new ArrayList<>();
         for (HeldLock lock : held.values()) {
-            lock.mutex.lock();
+            lock.mutex().lock();
             try {
                 if (lock.status != HeldLock.Status.HELD) {
                     continue;
@@ -324,7 +325,7 @@ final class OwnedLocks {
                 }
                 markReleased(lock);
             } finally {
-                lock.mutex.unlock();
+                lock.mutex().unlock();
             }
             signals.released(lock.name);
             events.fire(LockEvent.Kind.RELEASED, lock, 0);

@@ -2,12 +2,6 @@ package io.github.mongolock.mongo;
 
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
-import static com.mongodb.client.model.Updates.combine;
-import static com.mongodb.client.model.Updates.currentDate;
-import static com.mongodb.client.model.Updates.inc;
-import static com.mongodb.client.model.Updates.pullAll;
-import static com.mongodb.client.model.Updates.set;
-import static com.mongodb.client.model.Updates.unset;
 import static io.github.mongolock.mongo.LockDocument.ACQUIRED_AT;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
 import static io.github.mongolock.mongo.LockDocument.BEAT_RENEWED;
@@ -27,7 +21,15 @@ import static io.github.mongolock.mongo.LockDocument.number;
 
 import io.github.mongolock.core.AcquireAttempt;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.bson.types.ObjectId;
@@ -65,10 +67,92 @@ final class LockWrites {
      * {@code unqueued} leave the queue (the grantee's, and a head that let its turn pass).
      */
     static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
-        Bson grant = combine(set(OWNER, owner), set(HOLDS, 1), set(LEASE_ID, leaseId), set(LEASE_MS, wholeMillisUp(lease)),
-                inc(VERSION, 1L), inc(TOKEN, 1L), inc(BEAT, 1L), currentDate(ACQUIRED_AT), currentDate(RENEWED_AT),
-                unset(RELEASED_AT), unset(FREED_AT));
-        return unqueued.isEmpty() ? grant : combine(grant, pullAll(QUEUE, unqueued));
+        BsonArray pulled = null;
+        if (!unqueued.isEmpty()) {
+            pulled = new BsonArray(new ArrayList<>(unqueued.size()));
+            for (String manager : unqueued) {
+                pulled.add(new BsonString(manager));
+            }
+        }
+        return take(owner, lease, leaseId, pulled);
+    }
+
+    /**
+     * {@link #take(String, Duration, String, List)} with the managers leaving the queue given as the array the
+     * update carries (null: none), built directly as the document the driver sends: the same command as the
+     * {@code Updates} form ({@code LockWritesShapeTest} compares them), without rendering it on every call.
+     */
+    static BsonDocument take(String owner, Duration lease, String leaseId, BsonArray unqueued) {
+        BsonDocument grant = new BsonDocument("$set", new BsonDocument(OWNER, new BsonString(owner))
+                .append(HOLDS, ONE).append(LEASE_ID, new BsonString(leaseId))
+                .append(LEASE_MS, new BsonInt64(wholeMillisUp(lease))))
+                .append("$inc", TAKE_INC).append("$currentDate", TAKE_DATES).append("$unset", TAKE_UNSET);
+        return unqueued == null ? grant : grant.append("$pullAll", new BsonDocument(QUEUE, unqueued));
+    }
+
+    // Shared parts of the commands: never changed after construction, so safe to share between threads.
+    private static final BsonInt32 ONE = new BsonInt32(1);
+    private static final BsonInt64 ONE_LONG = new BsonInt64(1L);
+    private static final BsonDocument TAKE_INC = new BsonDocument(VERSION, ONE_LONG).append(TOKEN, ONE_LONG)
+            .append(BEAT, ONE_LONG);
+    private static final BsonDocument TAKE_DATES = new BsonDocument(ACQUIRED_AT, BsonBoolean.TRUE)
+            .append(RENEWED_AT, BsonBoolean.TRUE);
+    private static final BsonDocument TAKE_UNSET = new BsonDocument(RELEASED_AT, new BsonString(""))
+            .append(FREED_AT, new BsonString(""));
+    private static final BsonDocument FREE = new BsonDocument("$set", new BsonDocument(OWNER, BsonNull.VALUE)
+            .append(HOLDS, new BsonInt32(0))).append("$inc", new BsonDocument(VERSION, ONE_LONG))
+            .append("$currentDate", new BsonDocument(FREED_AT, BsonBoolean.TRUE));
+    private static final BsonDocument REENTER = new BsonDocument("$inc", new BsonDocument(HOLDS, ONE)
+            .append(VERSION, ONE_LONG)).append("$currentDate", new BsonDocument(RENEWED_AT, BsonBoolean.TRUE));
+
+    /** A nested release's update: {@code holds} holds left, and a new version. */
+    static Bson holds(int holds) {
+        return new BsonDocument("$set", new BsonDocument(HOLDS, new BsonInt32(holds))).append("$inc", VERSION_UP);
+    }
+
+    private static final BsonDocument VERSION_UP = new BsonDocument(VERSION, ONE_LONG);
+
+    /** One more hold and a new version, dated for people: a re-entry's update. */
+    static Bson reenter() {
+        return REENTER;
+    }
+
+    /**
+     * The owner's compare-and-set filter: {@code _id}, {@code owner} and {@code version}, in the {@code $and}
+     * form {@code Filters.and} renders.
+     */
+    static BsonDocument ownedAt(String name, String owner, long version) {
+        BsonArray all = new BsonArray(new ArrayList<>(3));
+        all.add(new BsonDocument(ID, new BsonString(name)));
+        all.add(new BsonDocument(OWNER, new BsonString(owner)));
+        all.add(new BsonDocument(VERSION, new BsonInt64(version)));
+        return new BsonDocument("$and", all);
+    }
+
+    /** The parts of the acquire's filter and update that depend on the manager alone, built once per manager. */
+    record ManagerTerms(String manager, BsonArray queueFreeFor, BsonArray unqueued) {
+
+        static ManagerTerms of(String manager) {
+            BsonArray free = new BsonArray(new ArrayList<>(2));
+            free.add(new BsonDocument(QUEUE_HEAD, new BsonDocument("$exists", BsonBoolean.FALSE)));
+            free.add(new BsonDocument(QUEUE_HEAD, new BsonString(manager)));
+            BsonArray unqueued = new BsonArray(new ArrayList<>(1));
+            unqueued.add(new BsonString(manager));
+            return new ManagerTerms(manager, free, unqueued);
+        }
+
+        /** Whether {@code owner} is an owner id of this manager ({@code <manager>:<n>}, see LockStore#managerOf). */
+        boolean owns(String owner) {
+            int length = manager.length();
+            return owner.length() > length && owner.charAt(length) == ':' && owner.startsWith(manager)
+                    && owner.indexOf(':', length + 1) < 0;
+        }
+    }
+
+    /** {@link #freeForManager(String, String)} with the manager's part built once. */
+    static BsonDocument freeForManager(String name, ManagerTerms manager) {
+        return new BsonDocument(ID, new BsonString(name)).append(HOLDS, new BsonInt32(0))
+                .append("$or", manager.queueFreeFor());
     }
 
     /**
@@ -77,7 +161,7 @@ final class LockWrites {
      * clock dates it for the idle clean-up.
      */
     static Bson free() {
-        return combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L), currentDate(FREED_AT));
+        return FREE;
     }
 
     /**

@@ -27,6 +27,7 @@ import static io.github.mongolock.mongo.LockDocument.serverNow;
 import static io.github.mongolock.mongo.LockWrites.freeForManager;
 import static io.github.mongolock.mongo.LockWrites.granted;
 import static io.github.mongolock.mongo.LockWrites.newLeaseId;
+import static io.github.mongolock.mongo.LockWrites.ownedAt;
 import static io.github.mongolock.mongo.LockWrites.take;
 import static io.github.mongolock.mongo.LockWrites.wholeMillisUp;
 
@@ -48,6 +49,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.RenewalOutcome;
 import io.github.mongolock.core.Sighting;
+import io.github.mongolock.mongo.LockWrites.ManagerTerms;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -168,6 +170,8 @@ public final class MongoLockStore implements LockStore {
     private final StoreCalls calls;
     private final BatchRenewal renewal;
     private final TokenFloor tokenFloor;
+    /** The acquire's parts for the manager that acquired last (one manager per store, in practice). */
+    private volatile ManagerTerms lastManager;
 
     /**
      * A store whose every call is bounded by {@link #DEFAULT_TIMEOUT}. A store given a collection alone
@@ -243,12 +247,14 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
-        String manager = LockStore.managerOf(owner);
+        ManagerTerms last = lastManager; // the manager's parts of the command, built once per manager
+        ManagerTerms terms = last != null && last.owns(owner) ? last : (lastManager = ManagerTerms.of(LockStore.managerOf(owner)));
+        String manager = terms.manager();
         try {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
             String leaseId = newLeaseId();
-            Document before = calls.call("acquire", name, () -> locks.findOneAndUpdate(
-                    freeForManager(name, manager), take(owner, lease, leaseId, List.of(manager)), UPSERT_BEFORE));
+            Document before = calls.findOneAndUpdate("acquire", name, locks, freeForManager(name, terms),
+                    take(owner, lease, leaseId, terms.unqueued()), UPSERT_BEFORE);
             return before == null ? tokenFloor.grantCreated(name, owner, leaseId) : granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
@@ -328,16 +334,14 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public boolean reenter(String name, String owner, long version) {
-        return calls.call("re-enter", name, () -> locks.updateOne(
-                and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)),
-                combine(inc(HOLDS, 1), inc(VERSION, 1L), currentDate(RENEWED_AT)))).getMatchedCount() == 1;
+        return calls.updateOne("re-enter", name, locks, ownedAt(name, owner, version), LockWrites.reenter())
+                .getMatchedCount() == 1;
     }
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
-        Bson update = remainingHolds == 0 ? LockWrites.free() : combine(set(HOLDS, remainingHolds), inc(VERSION, 1L));
-        return calls.call("release", name, () -> locks.updateOne(
-                and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;
+        Bson update = remainingHolds == 0 ? LockWrites.free() : LockWrites.holds(remainingHolds);
+        return calls.updateOne("release", name, locks, ownedAt(name, owner, version), update).getMatchedCount() == 1;
     }
 
     @Override

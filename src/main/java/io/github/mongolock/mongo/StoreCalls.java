@@ -7,11 +7,16 @@ import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoServerException;
 import com.mongodb.MongoSocketOpenException;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.result.UpdateResult;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockStoreException;
 import java.util.function.Supplier;
+import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * Every request {@link MongoLockStore} sends, and what its failures become. Before the first one the server
@@ -44,6 +49,27 @@ final class StoreCalls {
         return send(operation, name, command);
     }
 
+    /** {@code collection.updateOne(filter, update)} as {@link #call}, without a lambda per call (the hot path's). */
+    UpdateResult updateOne(String operation, String name, MongoCollection<Document> collection, Bson filter, Bson update) {
+        server(operation, name).requireAtomicUpdates(namespace);
+        try {
+            return collection.updateOne(filter, update);
+        } catch (MongoException | IllegalStateException failure) {
+            throw translated(operation, name, failure);
+        }
+    }
+
+    /** {@code collection.findOneAndUpdate(filter, update, options)} as {@link #call}, without a lambda per call. */
+    Document findOneAndUpdate(String operation, String name, MongoCollection<Document> collection, Bson filter, Bson update,
+                              FindOneAndUpdateOptions options) {
+        server(operation, name).requireAtomicUpdates(namespace);
+        try {
+            return collection.findOneAndUpdate(filter, update, options);
+        } catch (MongoException | IllegalStateException failure) {
+            throw translated(operation, name, failure);
+        }
+    }
+
     /**
      * What the server is: asked once, before the first lock operation; a failure to ask is that operation's
      * failure, reported (and counted in the metrics) as it.
@@ -65,24 +91,31 @@ final class StoreCalls {
     private <T> T send(String operation, String name, Supplier<T> command) {
         try {
             return command.get();
-        } catch (MongoInterruptedException interrupted) {
+        } catch (MongoException | IllegalStateException failure) {
+            throw translated(operation, name, failure);
+        }
+    }
+
+    /** What a driver failure of {@code operation} becomes (see the class comment); counted in the metrics. */
+    private RuntimeException translated(String operation, String name, RuntimeException thrown) {
+        if (thrown instanceof MongoInterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            throw new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
+            return new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
                     + "\"; the interrupt flag is kept.", interrupted);
-        } catch (MongoException failure) {
+        }
+        if (thrown instanceof MongoException failure) {
             if (!isDuplicateKey(failure)) {
                 metrics.storeFailed(operation); // a duplicate key is the protocol's "held", not a failure
             }
-            throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
+            return new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
                     + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent(failure));
-        } catch (IllegalStateException clientClosed) {
-            metrics.storeFailed(operation);
-            // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
-            boolean closedBeforeSending = String.valueOf(clientClosed.getMessage()).contains("should be: open");
-            throw new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "
-                    + clientClosed.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
-                    clientClosed, !closedBeforeSending);
         }
+        metrics.storeFailed(operation);
+        // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
+        boolean closedBeforeSending = String.valueOf(thrown.getMessage()).contains("should be: open");
+        return new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "
+                + thrown.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
+                thrown, !closedBeforeSending);
     }
 
     /**

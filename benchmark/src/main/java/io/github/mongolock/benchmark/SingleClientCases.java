@@ -2,13 +2,18 @@ package io.github.mongolock.benchmark;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pullAll;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.unset;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -23,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -98,19 +104,25 @@ final class SingleClientCases {
         }));
 
         // 1b. Attribution: the raw driver sending mongolock's exact commands (same filters, same update
-        // documents, a new lease id each time). Its distance to the limit is the cost of the richer
-        // document on this server; mongolock's distance to it is the library's own work on the client.
-        MongoCollection<Document> same = db.getCollection("limit_mongolock_shape").withWriteConcern(WriteConcern.MAJORITY);
-        String sameOwner = "host-1234-abcd:0123abcd:1";
+        // documents, a new lease id each time, the same concerns and per-call timeout, which adds maxTimeMS).
+        // Its distance to the limit is the cost of the richer commands; mongolock's distance to it is the
+        // library's own work on the client. Written with Filters/Updates, as a driver user would.
+        MongoCollection<Document> same = db.getCollection("limit_mongolock_shape").withWriteConcern(WriteConcern.MAJORITY)
+                .withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.MAJORITY)
+                .withTimeout(10_000, TimeUnit.MILLISECONDS);
+        String sameManager = "host-1234-abcd:0123456789abcdef0123456789abcdef";
+        String sameOwner = sameManager + ":1";
         long[] version = {0};
         cases.add(new Case("same-commands", "raw driver sending mongolock's exact commands",
                 "raw driver, mongolock's commands", new Cycle() {
             @Override
             public Object acquire() {
                 Bson take = combine(set("owner", sameOwner), set("holds", 1),
-                        set("leaseId", new ObjectId().toHexString()), set("leaseMs", 30_000L), inc("version", 1L),
-                        inc("token", 1L), currentDate("acquiredAt"), currentDate("renewedAt"));
-                Document before = same.findOneAndUpdate(and(eq("_id", "same"), eq("holds", 0)), take, upsert);
+                        set("leaseId", "b" + new ObjectId().toHexString()), set("leaseMs", 30_000L), inc("version", 1L),
+                        inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"), currentDate("renewedAt"),
+                        unset("releasedAt"), unset("freedAt"), pullAll("queue", List.of(sameManager)));
+                Document before = same.findOneAndUpdate(new Document("_id", "same").append("holds", 0)
+                        .append("$or", List.of(exists("queue.0", false), eq("queue.0", sameManager))), take, upsert);
                 version[0] = before == null ? 1 : ((Number) before.get("version")).longValue() + 1;
                 return before;
             }
@@ -118,7 +130,8 @@ final class SingleClientCases {
             @Override
             public void release(Object held) {
                 if (same.updateOne(and(eq("_id", "same"), eq("owner", sameOwner), eq("version", version[0])),
-                        combine(set("owner", null), set("holds", 0), inc("version", 1L))).getMatchedCount() != 1) {
+                        combine(set("owner", null), set("holds", 0), inc("version", 1L), currentDate("freedAt")))
+                        .getMatchedCount() != 1) {
                     throw new IllegalStateException("the release matched nothing");
                 }
             }
