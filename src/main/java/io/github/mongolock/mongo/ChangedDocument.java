@@ -2,6 +2,7 @@ package io.github.mongolock.mongo;
 
 import io.github.mongolock.LockConfigurationException;
 import java.util.List;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
@@ -65,6 +66,30 @@ record ChangedDocument(BsonDocument stored, BsonDocument changed, String version
             update.put("$unset", unset);
         }
         return update.append("$inc", new BsonDocument(versionField, new BsonInt64(1)));
+    }
+
+    /**
+     * Adds to {@code filter} the value each field the write changes had when it was read ({@code $eq}, or
+     * {@code $exists: false} for a field the change adds). The version alone names a state on MongoDB, whose
+     * reads see whole documents; on a server whose reads can see a write half-applied (the in-process stand-in
+     * updates documents in place), a read could pair the new version with an old field, and a change computed
+     * from it would then match and lose the other write. With the old values in the filter it matches nothing,
+     * and the next attempt reads again.
+     */
+    BsonDocument withReadValues(BsonDocument filter) {
+        changed.forEach((name, value) -> {
+            if (!owned(name) && !value.equals(stored.get(name))) {
+                filter.put(name, readValue(name));
+            }
+        });
+        stored.keySet().stream().filter(name -> !owned(name) && !changed.containsKey(name))
+                .forEach(name -> filter.put(name, readValue(name)));
+        return filter;
+    }
+
+    private BsonDocument readValue(String name) {
+        BsonValue was = stored.get(name);
+        return was == null ? new BsonDocument("$exists", BsonBoolean.FALSE) : new BsonDocument("$eq", was);
     }
 
     /**

@@ -303,8 +303,8 @@ public final class VersionedCollection {
         long version = version(stored);
         ChangedDocument changed = ChangedDocument.checked(stored, change.apply(Optional.of(decode(stored))), this);
         BsonValue readVersion = stored.get(versionField);
-        BsonDocument filter = new BsonDocument("_id", stored.get("_id")).append(versionField,
-                readVersion == null ? new BsonDocument("$exists", BsonBoolean.FALSE) : readVersion);
+        BsonDocument filter = changed.withReadValues(new BsonDocument("_id", stored.get("_id")).append(versionField,
+                readVersion == null ? new BsonDocument("$exists", BsonBoolean.FALSE) : readVersion));
         BsonDocument update = changed.operators();
         UpdateResult result;
         if (!fence.on()) {
