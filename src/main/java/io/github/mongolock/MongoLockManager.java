@@ -53,10 +53,10 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     private final MongoClient client;
     private final boolean ownsClient;
     private final String instanceId;
-    private final AutoCloseable idleCleanUp;
+    private final IdleLockCleaner.Schedule idleCleanUp;
 
     private MongoLockManager(LockCoordinator coordinator, MongoClient client, boolean ownsClient, String instanceId,
-                             AutoCloseable idleCleanUp) {
+                             IdleLockCleaner.Schedule idleCleanUp) {
         this.coordinator = coordinator;
         this.client = client;
         this.ownsClient = ownsClient;
@@ -137,11 +137,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
      */
     @Override
     public void close() {
-        try {
-            idleCleanUp.close();
-        } catch (Exception unexpected) {
-            throw new IllegalStateException("the idle clean-up's scheduler did not stop", unexpected);
-        }
+        idleCleanUp.close();
         try {
             coordinator.close();
         } finally {
@@ -338,7 +334,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
                     MonotonicClock.system(), listeners, feed, metrics);
-            AutoCloseable idleCleanUp = idleLockAge.isZero() ? () -> { }
+            IdleLockCleaner.Schedule idleCleanUp = idleLockAge.isZero() ? () -> { }
                     : new IdleLockCleaner(store).scheduleEvery(idleCheckInterval, idleLockAge, ownerPrefix);
             return new MongoLockManager(coordinator, effective, ownedClient != null, id, idleCleanUp);
         }

@@ -1,8 +1,6 @@
 package io.github.mongolock.mongo;
 
-import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
-import com.mongodb.MongoServerException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.FindIterable;
@@ -85,7 +83,7 @@ final class FenceRule {
      */
     RuntimeException refusedOr(MongoException failure, boolean upsert, String lockName, long token, Bson filter,
                                        Collation collation) {
-        if (!upsert || !isDuplicateKey(failure)) {
+        if (!upsert || !StoreCalls.isDuplicateKey(failure)) {
             return failure;
         }
         Optional<FencedWriteRejectedException> refusal;
@@ -100,12 +98,6 @@ final class FenceRule {
         }
         refusal.get().initCause(failure);
         return refusal.get();
-    }
-
-    static boolean isDuplicateKey(MongoException failure) {
-        // 11000, 11001 and 12582 alike, from a write (MongoWriteException) or from findAndModify (MongoCommandException).
-        return failure instanceof MongoServerException server
-                && ErrorCategory.fromErrorCode(server.getCode()) == ErrorCategory.DUPLICATE_KEY;
     }
 
     /** After a write that changed nothing: throws the refusal, if the fence was the reason. */

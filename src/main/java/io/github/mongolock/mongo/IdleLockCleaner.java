@@ -99,6 +99,12 @@ public final class IdleLockCleaner {
     public record Run(int examined, long removed, long floorRaisedTo) {
     }
 
+    /** The background clean-up started by {@link #scheduleEvery}; closing it stops it. */
+    public interface Schedule extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /**
      * Removes at most {@code limit} lock documents free for at least {@code freeFor}.
      *
@@ -148,7 +154,7 @@ public final class IdleLockCleaner {
      * {@value #BATCHES_PER_INTERVAL} runs while runs come back full. One daemon thread; closing the handle
      * stops it. Failures are logged and retried at the next interval.
      */
-    public AutoCloseable scheduleEvery(Duration every, Duration freeFor, String by) {
+    public Schedule scheduleEvery(Duration every, Duration freeFor, String by) {
         if (every == null || every.isNegative() || every.isZero()) {
             throw new LockConfigurationException("Idle clean-up interval " + every + " must be positive, e.g. PT1H.");
         }

@@ -146,6 +146,7 @@ final class StoreCalls {
         };
     }
 
+    /** 11000, 11001 and 12582 alike, from a write ({@code MongoWriteException}) or from findAndModify ({@code MongoCommandException}). */
     static boolean isDuplicateKey(Throwable failure) {
         return failure instanceof MongoServerException server
                 && ErrorCategory.fromErrorCode(server.getCode()) == ErrorCategory.DUPLICATE_KEY;

@@ -283,7 +283,7 @@ public final class VersionedCollection {
         try {
             documents.insertOne(document);
         } catch (MongoException failure) {
-            if (FenceRule.isDuplicateKey(failure) && documents.find(absent).first() != null) {
+            if (StoreCalls.isDuplicateKey(failure) && documents.find(absent).first() != null) {
                 return Optional.empty(); // the _id is taken now: a conflict, which the next attempt reads
             }
             throw failure; // not a duplicate key, or one on another unique index

@@ -168,8 +168,7 @@ class ServerCompatibilityTest {
                 new ServerProfile(null, true, true));
         direct.tryAcquire("stale", "crashed:0:1", Duration.ofMinutes(10));
         // Renewed two hours ago by the shard's clock, as a router's clock two hours ahead would also make it look.
-        raw.updateOne(new Document("_id", "stale"),
-                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        renewedTwoHoursAgo(raw, "stale");
         Sighting routed = assertInstanceOf(AcquireAttempt.Busy.class, throughRouter.tryAcquire("stale", "b:0:1",
                 Duration.ofMinutes(10))).sighting().orElseThrow();
         assertFalse(routed.endedLongAgo(), "a router's $$NOW is another machine's clock: no fast path behind one");
@@ -185,10 +184,15 @@ class ServerCompatibilityTest {
         MongoCollection<Document> raw = mongo.collection(database, "locks");
         MongoLockStore unchecked = new MongoLockStore(raw);
         unchecked.tryAcquire("stale", "crashed:0:1", Duration.ofMinutes(10));
-        raw.updateOne(new Document("_id", "stale"),
-                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        renewedTwoHoursAgo(raw, "stale");
         Sighting seen = assertInstanceOf(AcquireAttempt.Busy.class, unchecked.tryAcquire("stale", "b:0:1",
                 Duration.ofMinutes(10))).sighting().orElseThrow();
         assertFalse(seen.endedLongAgo(), "it cannot know whether a router sits in between");
+    }
+
+    /** A held lock whose last renewal, by the database's clock, was two hours ago: the fast path's case. */
+    private static void renewedTwoHoursAgo(MongoCollection<Document> raw, String name) {
+        raw.updateOne(new Document("_id", name),
+                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
     }
 }
