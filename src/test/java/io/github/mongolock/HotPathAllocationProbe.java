@@ -83,11 +83,12 @@ final class HotPathAllocationProbe {
         BsonDocument unsets = BsonDocument.parse("{releasedAt: '', freedAt: ''}");
         BsonDocument pulled = new BsonDocument("queue", new BsonArray(List.of(new BsonString(managerId))));
         BsonDocument free = BsonDocument.parse("{$set: {owner: null, holds: 0}, $inc: {version: {$numberLong: '1'}},"
-                + " $currentDate: {freedAt: true}}");
+                + " $currentDate: {freedAt: true}, $unset: {session: ''}}");
+        BsonString session = new BsonString(new ObjectId().toHexString());
         return () -> {
             BsonDocument take = new BsonDocument("$set", new BsonDocument("owner", new BsonString(owner))
-                    .append("holds", new BsonInt32(1)).append("leaseId", new BsonString("b" + new ObjectId().toHexString()))
-                    .append("leaseMs", new BsonInt64(30_000L)))
+                    .append("holds", new BsonInt32(1)).append("leaseId", new BsonString("s" + new ObjectId().toHexString()))
+                    .append("session", session).append("leaseMs", new BsonInt64(3_153_600_000_000L)))
                     .append("$inc", increments).append("$currentDate", dates).append("$unset", unsets)
                     .append("$pullAll", pulled);
             BsonDocument before = raw.findOneAndUpdate(new BsonDocument("_id", new BsonString("raw"))

@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.core.AcquireAttempt;
-import io.github.mongolock.core.LeaseClaim;
-import io.github.mongolock.core.RenewalOutcome;
+import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
@@ -19,7 +18,6 @@ import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -147,21 +145,21 @@ class LeaderElectionsTest {
         }
 
         @Override
-        public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+        public AcquireAttempt tryAcquire(String name, String owner, String session) {
             check();
-            return super.tryAcquire(name, owner, lease);
+            return super.tryAcquire(name, owner, session);
         }
 
         @Override
-        public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+        public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
             check();
-            return super.takeOver(name, owner, lease, sighting);
+            return super.takeOver(name, owner, session, sighting);
         }
 
         @Override
-        public RenewalOutcome renew(Collection<LeaseClaim> claims) {
+        public SessionRenewal renewSession(String session) {
             check();
-            return super.renew(claims);
+            return super.renewSession(session);
         }
 
         @Override

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.mongo.MongoLockStore;
@@ -159,7 +160,7 @@ class MongoLockManagerTest {
     void aCrashedHoldersLockFreesItselfWhenItsLeaseEnds() throws Exception {
         // A holder that crashed: its document is there, and nothing renews it.
         MongoLockStore store = new MongoLockStore(mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION));
-        AcquireAttempt.Granted crashed = (AcquireAttempt.Granted) store.tryAcquire("job", "crashed-node:0:1", Duration.ofMillis(500));
+        AcquireAttempt.Granted crashed = DeadHolder.grant(store, "job", "crashed-node:0:1", Duration.ofMillis(500));
         MongoLockManager survivor = node();
         assertEquals(Optional.empty(), survivor.tryAcquire("job"));
         long start = System.nanoTime();
@@ -337,10 +338,8 @@ class MongoLockManagerTest {
     @Test
     void aLockWhoseHolderDiedLongAgoIsTakenAtOnceEvenWithALongLease() {
         MongoLockStore store = new MongoLockStore(mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION));
-        store.tryAcquire("nightly", "crashed-node:0:1", Duration.ofHours(1));
-        mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION).updateOne(new org.bson.Document("_id", "nightly"),
-                new org.bson.Document("$set", new org.bson.Document("renewedAt",
-                        java.util.Date.from(Instant.now().minus(Duration.ofHours(3))))));
+        DeadHolder.grant(store, "nightly", "crashed-node:0:1", Duration.ofHours(1));
+        DeadHolder.renewedAgo(mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION), "nightly", Duration.ofHours(3));
         MongoLockManager node = node();
         long start = System.nanoTime();
         try (LockSession session = node.acquire("nightly", Duration.ofSeconds(5))) {

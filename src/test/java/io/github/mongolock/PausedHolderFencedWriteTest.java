@@ -8,11 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoCollection;
-import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
-import io.github.mongolock.core.RenewalOutcome;
+import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.mongo.FencedCollection;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.Await;
@@ -20,7 +19,6 @@ import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -152,13 +150,13 @@ class PausedHolderFencedWriteTest {
         }
 
         @Override
-        public RenewalOutcome renew(Collection<LeaseClaim> claims) {
+        public SessionRenewal renewSession(String session) {
             renewing.incrementAndGet();
             try {
                 if (frozen) {
                     thawed.await();
                 }
-                return real.renew(claims);
+                return real.renewSession(session);
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
                 throw new LockInterruptedException("interrupted while frozen", interrupted);

@@ -3,6 +3,7 @@ package io.github.mongolock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LockCoordinator;
@@ -95,7 +96,7 @@ class ServerClockStepTest {
         standIn.stepClock("+0s");
         MongoLockStore raw = new MongoLockStore(client.getDatabase("backward").getCollection(MongoLockManager.DEFAULT_COLLECTION));
         // A holder that was granted the lock and then died: nobody renews it.
-        AcquireAttempt.Granted dead = (AcquireAttempt.Granted) raw.tryAcquire("job", "dead-node:0:1", LEASE);
+        AcquireAttempt.Granted dead = DeadHolder.grant(raw, "job", "dead-node:0:1", LEASE);
         TimedStore timed = new TimedStore(raw);
         LockCoordinator waiter = new LockCoordinator(timed, "waiter:" + System.nanoTime(), LEASE, Duration.ofSeconds(30),
                 MonotonicClock.system(), List.of());
@@ -133,9 +134,9 @@ class ServerClockStepTest {
         }
 
         @Override
-        public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+        public AcquireAttempt tryAcquire(String name, String owner, String session) {
             long start = System.nanoTime();
-            AcquireAttempt attempt = real.tryAcquire(name, owner, lease);
+            AcquireAttempt attempt = real.tryAcquire(name, owner, session);
             long end = System.nanoTime();
             slowestPoll = Math.max(slowestPoll, end - start);
             if (attempt instanceof AcquireAttempt.Busy && firstBusyAt == 0) {
@@ -145,9 +146,9 @@ class ServerClockStepTest {
         }
 
         @Override
-        public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+        public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
             takeOverSentAt = System.nanoTime();
-            return real.takeOver(name, owner, lease, sighting);
+            return real.takeOver(name, owner, session, sighting);
         }
     }
 }

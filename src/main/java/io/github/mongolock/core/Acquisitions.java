@@ -26,11 +26,11 @@ final class Acquisitions {
     private final OwnedLocks owned;
     private final QueuePresence queues;
     private final LocalWaiters waiters;
-    private final LeaseRenewer renewer;
+    private final SessionRenewer renewer;
     private final LockEvents events;
 
     Acquisitions(LockCoordinator coordinator, StoreCallGate calls, FreshAttempts fresh, OwnedLocks owned,
-                 QueuePresence queues, LocalWaiters waiters, LeaseRenewer renewer, LockEvents events) {
+                 QueuePresence queues, LocalWaiters waiters, SessionRenewer renewer, LockEvents events) {
         this.coordinator = coordinator;
         this.calls = calls;
         this.fresh = fresh;
@@ -156,9 +156,13 @@ final class Acquisitions {
             if (!outcome.isGranted()) {
                 return new FreshAttempt(null, outcome);
             }
-            queues.granted(name); // a grant takes this manager out of the lock's queue
-            hold = owned.register(coordinator, name, outcome.owner(), lease, outcome.granted(), outcome.sentAtNanos(), group);
-            renewer.tracked(hold.lock());
+            try {
+                queues.granted(name); // a grant takes this manager out of the lock's queue
+                hold = owned.register(coordinator, name, outcome.owner(), outcome.session(), outcome.granted(), group);
+                renewer.tracked(hold.lock());
+            } finally {
+                fresh.settled(outcome.owner()); // registered: the session's check knows it from here on
+            }
         } finally {
             calls.exit();
         }

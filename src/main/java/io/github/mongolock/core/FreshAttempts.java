@@ -23,11 +23,11 @@ final class FreshAttempts {
      * sent), or who holds the lock, when a takeover becomes due if it stays unchanged, by when to look
      * again (each null when unknown), and whether the store showed this manager queued for the lock.
      */
-    record Outcome(String owner, AcquireAttempt.Granted granted, long sentAtNanos,
+    record Outcome(String owner, AcquireAttempt.Granted granted, Session session,
                    Optional<String> holder, Duration takeoverDueIn, Duration retryBy, boolean queued) {
 
         static Outcome busy(Optional<String> holder, Duration takeoverDueIn, Duration retryBy, boolean queued) {
-            return new Outcome(null, null, 0, holder, takeoverDueIn, retryBy, queued);
+            return new Outcome(null, null, null, holder, takeoverDueIn, retryBy, queued);
         }
 
         boolean isGranted() {
@@ -38,6 +38,12 @@ final class FreshAttempts {
     private final LockStore store;
     private final MonotonicClock clock;
     private final String ownerPrefix;
+    private final Sessions sessions;
+    /**
+     * Owner ids whose grant may be in the store but not yet registered as held: from before the request is sent
+     * until the acquisition is registered, or its clean-up done. The renewer's check never frees their locks.
+     */
+    private final java.util.Set<String> pending = ConcurrentHashMap.newKeySet();
     private final AtomicLong acquisitions = new AtomicLong();
     private final LeaseWatch watch = new LeaseWatch();
     /**
@@ -46,10 +52,23 @@ final class FreshAttempts {
      */
     private final ConcurrentHashMap<String, String> orphans = new ConcurrentHashMap<>();
 
-    FreshAttempts(LockStore store, MonotonicClock clock, String ownerPrefix) {
+    FreshAttempts(LockStore store, MonotonicClock clock, String ownerPrefix, Sessions sessions) {
         this.store = store;
         this.clock = clock;
         this.ownerPrefix = ownerPrefix;
+        this.sessions = sessions;
+    }
+
+    /** The owner ids of acquisitions under way (see {@link #settled}). */
+    java.util.Set<String> pending() {
+        return pending;
+    }
+
+    /** The acquisition {@code owner} is registered as held, or was never granted: no longer pending. */
+    void settled(String owner) {
+        if (owner != null) {
+            pending.remove(owner);
+        }
     }
 
     /** A new owner id of this manager: unique per acquisition, fresh or handed over. */
@@ -63,9 +82,23 @@ final class FreshAttempts {
             store.abandon(name, orphan); // owner-checked: frees only that attempt's grant, if it landed
             orphans.remove(name, orphan);
         }
+        Session session = sessions.forGrant(lease);
         String owner = nextOwner();
-        long sentAt = clock.nanoTime();
-        AcquireAttempt result = cleaningUp(name, owner, lease, null);
+        pending.add(owner);
+        try {
+            Outcome outcome = attempt(name, owner, session);
+            if (!outcome.isGranted()) {
+                pending.remove(owner);
+            }
+            return outcome;
+        } catch (RuntimeException failure) {
+            pending.remove(owner);
+            throw failure;
+        }
+    }
+
+    private Outcome attempt(String name, String owner, Session session) {
+        AcquireAttempt result = cleaningUp(name, owner, session, null);
         if (result instanceof AcquireAttempt.Busy busy && busy.sighting().isPresent()) {
             Sighting sighting = busy.sighting().get();
             long dueIn = watch.untilTakeover(name, sighting, clock.nanoTime());
@@ -77,15 +110,28 @@ final class FreshAttempts {
                 Duration due = Duration.ofNanos(dueIn);
                 return Outcome.busy(busy.holder(), due, due.compareTo(freshness) < 0 ? due : freshness, busy.queued());
             }
-            sentAt = clock.nanoTime();
-            result = cleaningUp(name, owner, lease, sighting);
+            result = cleaningUp(name, owner, session, sighting);
         }
         if (!(result instanceof AcquireAttempt.Granted granted)) {
             AcquireAttempt.Busy busy = (AcquireAttempt.Busy) result;
             return Outcome.busy(busy.holder(), null, null, busy.queued());
         }
         watch.forget(name);
-        return new Outcome(owner, granted, sentAt, Optional.empty(), null, null, false);
+        if (!session.confirmedAt(clock.nanoTime())) {
+            // Granted under a session whose lease ran out before the answer: a waiter may be ending that session
+            // right now, so the grant is not believed (spec/MongoLockSessions.tla, "GrantOwnLease"). Freed at once.
+            freeUnbelieved(name, owner, granted, session);
+            return Outcome.busy(Optional.empty(), null, Duration.ZERO, false);
+        }
+        return new Outcome(owner, granted, session, Optional.empty(), null, null, false);
+    }
+
+    private void freeUnbelieved(String name, String owner, AcquireAttempt.Granted granted, Session session) {
+        try {
+            OwnedLocks.withoutInterrupt(() -> store.release(name, owner, granted.version(), 0));
+        } catch (LockException unknown) {
+            session.checkSoon(); // left to the session's check, or to the waiters once the session ends
+        }
     }
 
     /**
@@ -115,9 +161,10 @@ final class FreshAttempts {
      * any document owned by {@code owner} is an orphan of this very attempt and is freed right away
      * instead of blocking others until its lease runs out.
      */
-    private AcquireAttempt cleaningUp(String name, String owner, Duration lease, Sighting takeOver) {
+    private AcquireAttempt cleaningUp(String name, String owner, Session session, Sighting takeOver) {
         try {
-            return takeOver == null ? store.tryAcquire(name, owner, lease) : store.takeOver(name, owner, lease, takeOver);
+            return takeOver == null ? store.tryAcquire(name, owner, session.id)
+                    : store.takeOver(name, owner, session.id, takeOver);
         } catch (LockStoreException | LockInterruptedException failure) {
             if (failure instanceof LockStoreException unreachable && !unreachable.outcomeUnknown()) {
                 throw failure; // never reached MongoDB: nothing to clean up
@@ -131,6 +178,7 @@ final class FreshAttempts {
                 failure.addSuppressed(cleanupFailed);
                 orphans.put(name, owner);
             }
+            session.checkSoon(); // a grant may still land after its abandon: the session's check frees it
             throw failure;
         }
     }

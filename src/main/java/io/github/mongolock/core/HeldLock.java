@@ -18,8 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>{@link #mutex()} serialises this owner's re-entries and releases, because sessions may be
  * closed from any thread and each compare-and-set must start from the version the previous one
- * left. {@code status} and {@code confirmedUntilNanos} are volatile so {@code isHeld()} and the
- * renewer can read them without taking the mutex; the bindings are a volatile array for the same reason.
+ * left. {@code status} is volatile so {@code isHeld()} and the renewer can read it without taking the
+ * mutex; the bindings are a volatile array for the same reason.
+ *
+ * <p>The lock is believed only while its {@link Session}'s lease is confirmed: the session, not the lock, is
+ * renewed, and a waiter may take the lock once the session stayed unrenewed for its lease.
  */
 @SuppressWarnings("serial") // never serialised: a ReentrantLock only to save the separate lock object per held lock
 final class HeldLock extends ReentrantLock {
@@ -30,7 +33,8 @@ final class HeldLock extends ReentrantLock {
     final String owner;
     final long fencingToken;
     final String leaseId;
-    final Duration lease;
+    /** The session the lock is held under: its confirmed lease is this lock's. */
+    final Session session;
     /** How many grants in a row this manager gave itself by hand-over before this one (0: a fresh grant). */
     final int streak;
 
@@ -42,8 +46,6 @@ final class HeldLock extends ReentrantLock {
     volatile Status status = Status.HELD;
     /** Why the lease was lost, for the exceptions that report it; written under {@link #mutex()}. */
     volatile String lossReason;
-    /** Monotonic time before which the store is known to still count this lease as ours. */
-    private volatile long confirmedUntilNanos;
     /**
      * The threads open holds are bound to, one entry per hold (a thread bound twice appears twice): null when
      * none, the {@link Thread} itself for one hold (almost always), else a {@code Thread[]} replaced on every
@@ -65,8 +67,8 @@ final class HeldLock extends ReentrantLock {
     /** How metrics report this acquisition ({@link io.github.mongolock.LockMetrics}). */
     final String group;
 
-    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Duration lease, long requestSentAtNanos,
-             long answeredAtNanos, int streak, String group) {
+    HeldLock(String name, String owner, AcquireAttempt.Granted granted, Session session, long answeredAtNanos,
+             int streak, String group) {
         this.group = group;
         this.grantedAtNanos = answeredAtNanos;
         this.holdUntilNanos = answeredAtNanos;
@@ -76,33 +78,18 @@ final class HeldLock extends ReentrantLock {
         this.fencingToken = granted.fencingToken();
         this.leaseId = granted.leaseId();
         this.version = granted.version();
-        this.lease = lease;
+        this.session = session;
         this.holds = 1;
-        this.confirmedUntilNanos = requestSentAtNanos + LockArguments.saturatedNanos(lease);
     }
 
-    /**
-     * Records that the store restarted the lease at some point after {@code requestSentAtNanos}.
-     * Counting from when the request was sent, not answered, keeps the local view no longer than the store's.
-     * A lease whose end already passed unconfirmed stays ended: {@code isHeld()} once false never turns
-     * true again for the same acquisition (a leader told it lost its term must not get it back unasked).
-     *
-     * @return false when the answer came too late to count
-     */
-    boolean confirm(long requestSentAtNanos, long answeredAtNanos) {
-        if (!confirmedAt(answeredAtNanos)) {
-            return false;
-        }
-        long until = requestSentAtNanos + LockArguments.saturatedNanos(lease);
-        if (until - confirmedUntilNanos > 0) {
-            confirmedUntilNanos = until;
-        }
-        return true;
+    /** The lease of the lock's session. */
+    Duration lease() {
+        return session.lease;
     }
 
     /** Until when the store is known to count this lease as ours (monotonic nanoseconds). */
     long confirmedUntilNanos() {
-        return confirmedUntilNanos;
+        return session.confirmedUntilNanos();
     }
 
     /** Caller holds {@link #mutex()}: the last release keeps the lock until {@code holdAtLeast} after the grant. */
@@ -215,7 +202,7 @@ final class HeldLock extends ReentrantLock {
     }
 
     boolean confirmedAt(long nowNanos) {
-        return confirmedUntilNanos - nowNanos > 0;
+        return session.confirmedAt(nowNanos);
     }
 
     boolean isHeldAt(long nowNanos) {
@@ -230,9 +217,5 @@ final class HeldLock extends ReentrantLock {
         lossReason = reason;
         status = Status.LOST;
         return true;
-    }
-
-    long renewalPeriodNanos() {
-        return Math.max(LockArguments.saturatedNanos(lease) / 3, 1);
     }
 }

@@ -59,7 +59,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final OwnedLocks owned;
     private final LeaseLosses losses;
     private final StoreCallGate calls = new StoreCallGate();
-    private final LeaseRenewer renewer;
+    private final SessionRenewer renewer;
+    private final Sessions sessions;
     private final ReleaseFeed releaseFeed;
     private final ReleaseFeed.Listener feedListener;
     private final LockMetrics metrics;
@@ -102,12 +103,14 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.defaultWait = LockArguments.checkWait(defaultWait, "waitTime");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.events = new LockEvents(listeners, "mongolock-notices-" + ownerPrefix);
-        this.fresh = new FreshAttempts(store, clock, ownerPrefix);
+        this.sessions = new Sessions(store, clock, ownerPrefix, this::sessionOpened);
+        this.fresh = new FreshAttempts(store, clock, ownerPrefix, sessions);
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
-        this.owned = new OwnedLocks(store, clock, signals, events, fresh::nextOwner, this::tracked, metrics, losses);
+        this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, queues, signals);
-        this.renewer = new LeaseRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, owned::all, losses::leaseLost);
+        this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
+                fresh::pending, losses::leaseLost);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.observation = metrics.observe(new LockMetrics.Observed() {
             @Override
@@ -314,6 +317,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
+    /** A new session: renewed from now on, even before a lock is granted under it. */
+    private void sessionOpened(Session session) {
+        renewer.tracked(session);
+    }
+
     private void tracked(HeldLock lock) {
         renewer.tracked(lock);
     }
@@ -352,6 +360,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
+        sessions.endAll(); // whatever could not be released is free for waiters at once
         queues.leaveAll();
         events.close();
         losses.close();

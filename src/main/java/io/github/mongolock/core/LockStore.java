@@ -14,8 +14,15 @@ import java.util.OptionalLong;
  * <p>Every method that changes a lock must filter on the lock's name <em>and</em> its owner (or, for a
  * takeover, the exact state a waiter saw), and the hold-count changes must also filter on the version
  * the caller last saw: a holder whose lease was taken over must never alter the new holder's lock.
- * No clock of the store's decides who holds a lock: renewals change the lock's state, and a waiter
- * takes over a lock whose state stayed the same for a whole lease on its own clock ({@link LeaseWatch}).
+ * No clock of the store's decides who holds a lock.
+ *
+ * <p><b>Sessions.</b> A lock is held under a <em>session</em> of its manager ({@link #openSession}), and the
+ * manager renews the session, never the lock: one single-document write per renewal interval however many locks
+ * it holds. A waiter that finds a lock held watches the lock together with its session; once both stayed the same
+ * for the session's lease on its own clock ({@link LeaseWatch}) it may take the lock over, and the store's
+ * {@link #takeOver} first <em>ends the session</em> by a compare-and-set on the state watched, then takes the lock
+ * by a compare-and-set on the lock's state. An ended session stays ended: no renewal matches it again, so one
+ * expiry frees every lock of a dead manager, and its manager, whose renewal then misses, knows all of them lost.
  * Implementations are thread-safe and throw {@link io.github.mongolock.LockStoreException} when the
  * store cannot be reached or refuses an operation.
  *
@@ -33,12 +40,12 @@ public interface LockStore {
     }
 
     /**
-     * Takes {@code name} for {@code owner} if it is free (and its queue is empty or headed by the owner's
-     * manager) or never created: one hold, a fencing token one greater than the previous one, a fresh
-     * lease of {@code lease}. Otherwise answers {@link AcquireAttempt.Busy} with a {@link Sighting} of the
+     * Takes {@code name} for {@code owner} under {@code session} if it is free (and its queue is empty or headed
+     * by the owner's manager) or never created: one hold, a fencing token one greater than the previous one.
+     * Otherwise answers {@link AcquireAttempt.Busy} with a {@link Sighting} of the
      * lock's exact state (for a free lock queued for another manager, including the queue's head).
      */
-    AcquireAttempt tryAcquire(String name, String owner, Duration lease);
+    AcquireAttempt tryAcquire(String name, String owner, String session);
 
     /** Adds {@code manager} to the end of the lock's queue unless it is in it already; changes nothing else. */
     void joinQueue(String name, String manager);
@@ -49,23 +56,26 @@ public interface LockStore {
     /**
      * Gives the lock, in one atomic change, from {@code owner} (if it is still {@code owner}'s at
      * {@code version}, with one hold) to a new acquisition {@code newOwner} of the same manager: one
-     * hold, a new lease id, a fencing token one greater, a fresh lease of {@code lease}. A release and a
+     * hold, a new lease id, a fencing token one greater, held under {@code session}. A release and a
      * grant in one round trip.
      *
      * @return the new acquisition's grant, or {@link AcquireAttempt.Busy#unknown()} when the lock is not
      *         {@code owner}'s at {@code version} any more (nothing changed)
      */
-    AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease);
+    AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session);
 
     /**
      * Takes {@code name} for {@code owner} if it is still exactly in the state {@code sighting} saw
      * (nobody renewed, re-entered, released or took it meanwhile), as {@link #tryAcquire} would take a
      * free lock; a manager that headed a free lock's queue when it was sighted is removed from the queue
-     * (it did not take its turn). The caller decides when that is allowed.
+     * (it did not take its turn). The caller decides when that is allowed. A lock held under a session is taken
+     * only once that session has ended: this call first ends it by a compare-and-set on the session's state the
+     * sighting saw (unless the sighting already saw it ended), and answers {@link AcquireAttempt.Busy#unknown()}
+     * when the session moved meanwhile.
      */
-    AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting);
+    AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting);
 
-    /** Adds one hold if the lock is still {@code owner}'s at {@code version}; renews the lease. */
+    /** Adds one hold if the lock is still {@code owner}'s at {@code version}. */
     boolean reenter(String name, String owner, long version);
 
     /**
@@ -104,13 +114,31 @@ public interface LockStore {
     void abandon(String name, String owner);
 
     /**
-     * Restarts the lease of every claim that still belongs to its owner and acquisition, in O(1)
-     * round trips however many claims there are. A renewal changes the state waiters watch.
+     * Starts a new session of {@code manager}, live, with a lease of {@code lease}: one write. Its lease counts
+     * from when this call was sent. Session ids are unique; one whose outcome is unknown is never used.
      *
-     * @return the names whose claims still hold (the others are lost) and, for a lost claim whose store knows
-     *         why (an operator released the lock: the document records who and why), that reason
+     * @return the new session's id
      */
-    RenewalOutcome renew(Collection<LeaseClaim> claims);
+    String openSession(String manager, Duration lease);
+
+    /**
+     * Restarts {@code session}'s lease if it is still live: one single-document, compare-and-set write that never
+     * matches an ended session. {@link SessionRenewal#ENDED} when it has ended (every lock held under it is lost).
+     */
+    SessionRenewal renewSession(String session);
+
+    /**
+     * Ends {@code session} if it is still live, whatever its state: for its own manager (closing, or after its
+     * lease ran out unconfirmed), so that waiters may take its locks at once instead of after a lease.
+     */
+    void endSession(String session);
+
+    /**
+     * Reads the locks held under {@code session} (for the renewer's check: locks an operator released, and locks
+     * left under the session by requests whose outcome was unknown), and for each of {@code claims} not held any
+     * more, the reason when the store knows it. Never changes anything.
+     */
+    SessionCheck checkSession(String session, Collection<LeaseClaim> claims);
 
     /**
      * The lock as stored now if it is held and, by the database's clock, its lease has not run out:

@@ -40,7 +40,9 @@ final class OwnedLocks {
     private final MonotonicClock clock;
     private final ReleaseSignals signals;
     private final LockEvents events;
-    private final Supplier<String> nextOwner;
+    /** New owner ids for hand-overs, and the acquisitions under way the session check must not free. */
+    private final FreshAttempts fresh;
+    private final Sessions sessions;
     private final Consumer<HeldLock> onGrant;
     private final LockMetrics metrics;
     private final LeaseLosses losses;
@@ -48,18 +50,20 @@ final class OwnedLocks {
     private final ConcurrentHashMap<String, HeldLock> held = new ConcurrentHashMap<>();
 
     /**
-     * @param nextOwner a new owner id of this manager, for a hand-over's grant
+     * @param fresh     new owner ids of this manager for a hand-over's grant, and the acquisitions under way
+     * @param sessions  the session a hand-over's grant is made under
      * @param onGrant   told of every grant made here (a hand-over), e.g. to renew its lease
      * @param losses    records the losses found here, as the renewer's are
      */
     OwnedLocks(LockStore store, MonotonicClock clock, ReleaseSignals signals, LockEvents events,
-               Supplier<String> nextOwner, Consumer<HeldLock> onGrant, LockMetrics metrics, LeaseLosses losses) {
+               FreshAttempts fresh, Sessions sessions, Consumer<HeldLock> onGrant, LockMetrics metrics, LeaseLosses losses) {
         this.metrics = metrics;
         this.store = store;
         this.clock = clock;
         this.signals = signals;
         this.events = events;
-        this.nextOwner = nextOwner;
+        this.fresh = fresh;
+        this.sessions = sessions;
         this.onGrant = onGrant;
         this.losses = losses;
         this.holdCounts = new HoldCountChanges(store, clock, losses);
@@ -74,9 +78,9 @@ final class OwnedLocks {
     }
 
     /** A fresh grant; the returned hold is bound to the calling thread. */
-    LockHold register(LockCoordinator coordinator, String name, String owner, Duration lease,
-                      AcquireAttempt.Granted granted, long sentAtNanos, String group) {
-        HeldLock lock = new HeldLock(name, owner, granted, lease, sentAtNanos, clock.nanoTime(), 0, group);
+    LockHold register(LockCoordinator coordinator, String name, String owner, Session session,
+                      AcquireAttempt.Granted granted, String group) {
+        HeldLock lock = new HeldLock(name, owner, granted, session, clock.nanoTime(), 0, group);
         HeldLock previous = held.put(name, lock);
         if (previous != null) {
             // The store just gave the lock to us, so whoever this manager thought held it lost its lease.
@@ -99,17 +103,16 @@ final class OwnedLocks {
             if (lock.status == HeldLock.Status.LOST) {
                 throw losses.lost(lock, "cannot be re-entered");
             }
-            long sentAt = clock.nanoTime();
             int target = lock.holds + 1;
             OptionalLong version = holdCounts.changeHolds(lock, target);
             if (version.isEmpty()) {
                 throw losses.lost(lock, "cannot be re-entered");
             }
             lock.version = version.getAsLong();
-            if (!lock.confirm(sentAt, clock.nanoTime())) {
-                // The lease had ended unconfirmed before this answer: it stays lost (isHeld() never comes back).
-                // The store counts one hold more than the sessions; the last close frees the lock all the same.
-                losses.lostInOwnCall(lock, "its lease (" + lock.lease + ") ended unconfirmed before this re-entry was answered");
+            if (!lock.confirmedAt(clock.nanoTime())) {
+                // The session's lease had ended unconfirmed before this answer: it stays lost (isHeld() never comes
+                // back). The store counts one hold more than the sessions; the last close frees the lock all the same.
+                losses.lostInOwnCall(lock, "its session's lease (" + lock.lease() + ") ended unconfirmed before this re-entry was answered");
                 throw losses.lost(lock, "cannot be re-entered");
             }
             lock.holds = target;
@@ -210,13 +213,29 @@ final class OwnedLocks {
      * as usual.
      */
     private HandOver handOver(HeldLock lock, LocalWaiters.Ticket next) {
-        String successorOwner = nextOwner.get();
-        long sentAt = clock.nanoTime();
+        Session session;
+        try {
+            session = sessions.forGrant(next.lease);
+        } catch (LockException noSession) {
+            next.fail();
+            return HandOver.NOT_MADE; // released plainly, which fails the same way if the store is down
+        }
+        String successorOwner = fresh.nextOwner();
+        fresh.pending().add(successorOwner);
+        try {
+            return handOver(lock, next, session, successorOwner);
+        } finally {
+            fresh.settled(successorOwner);
+        }
+    }
+
+    private HandOver handOver(HeldLock lock, LocalWaiters.Ticket next, Session session, String successorOwner) {
         AcquireAttempt result;
         try {
-            result = withoutInterrupt(() -> store.handOver(lock.name, lock.owner, lock.version, successorOwner, next.lease));
+            result = withoutInterrupt(() -> store.handOver(lock.name, lock.owner, lock.version, successorOwner, session.id));
         } catch (LockStoreException | LockInterruptedException failure) {
             next.fail();
+            session.checkSoon(); // a late hand-over may land after the clean-up below
             if (failure instanceof LockStoreException unreachable && !unreachable.outcomeUnknown()) {
                 return HandOver.NOT_MADE;
             }
@@ -245,7 +264,7 @@ final class OwnedLocks {
             return HandOver.NOT_MADE;
         }
         // The successor reports under the releaser's group: the same name, so the same template in practice.
-        HeldLock successor = new HeldLock(lock.name, successorOwner, granted, next.lease, sentAt, clock.nanoTime(),
+        HeldLock successor = new HeldLock(lock.name, successorOwner, granted, session, clock.nanoTime(),
                 lock.streak + 1, lock.group);
         held.put(lock.name, successor);
         lock.holds = 0;
@@ -257,6 +276,7 @@ final class OwnedLocks {
 
     /** Caller holds the mutex: the last release could not be told to MongoDB. */
     private LockException lastReleaseFailed(HeldLock lock, LockException failure) {
+        lock.session.checkSoon(); // the release may still land, or never: the session's check frees the lock
         if (!lock.confirmedAt(clock.nanoTime())) {
             // The loss was known before the store failed: report the loss, with the failure attached.
             losses.lostInOwnCall(lock, "its lease went unconfirmed for a whole lease time, and MongoDB could not be reached to release it");
@@ -269,7 +289,7 @@ final class OwnedLocks {
         markReleased(lock);
         events.fire(LockEvent.Kind.RELEASED, lock, 0);
         return new LockStoreException("Could not release lock \"" + lock.name + "\": " + failure.getMessage()
-                + " It is no longer renewed and frees itself when its lease (" + lock.lease + ") runs out"
+                + " It is no longer renewed and frees itself when its lease (" + lock.lease() + ") runs out"
                 + (lock.holdLeftNanos(clock.nanoTime()) > 0 ? ", which may end its minimum hold early." : "."),
                 failure, !(failure instanceof LockStoreException store) || store.outcomeUnknown());
     }

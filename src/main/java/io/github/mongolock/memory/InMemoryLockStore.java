@@ -6,12 +6,14 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.ReleaseFeed;
-import io.github.mongolock.core.RenewalOutcome;
+import io.github.mongolock.core.SessionCheck;
+import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.Sighting;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,9 +26,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The lock protocol of {@code MongoLockStore} on a map in this JVM, for tests: one {@link StoredLock} per
- * name with the MongoDB document's fields (owner, holds, version, token, beat, lease id, lease length, the
- * queue of waiting managers, the minimum hold's release time), changed exactly as MongoDB's updates change
- * them. The shared contract suite ({@code LockStoreContract}) runs against this store and against MongoDB,
+ * name with the MongoDB document's fields (owner, holds, version, token, beat, lease id, lease length, session,
+ * the queue of waiting managers, the minimum hold's release time), and one {@link StoredLock.StoredSession} per
+ * session, changed exactly as MongoDB's updates change them. The shared contract suite ({@code LockStoreContract}) runs against this store and against MongoDB,
  * so the two cannot drift apart.
  *
  * <p><b>The database's clock</b> is the {@link Clock} given to the constructor ({@link Clock#systemUTC()} by
@@ -46,8 +48,10 @@ public final class InMemoryLockStore implements LockStore {
     static final Duration LONG_AGO = Duration.ofMinutes(1);
     /** As {@code MongoLockStore.TURN_GRACE}: how long a free lock waits for its queue's head at most. */
     static final Duration TURN_GRACE = Duration.ofSeconds(3);
-    /** Starts every lease id, as in MongoDB: its holder renews {@code beat}. */
+    /** Starts the lease id of a lease renewed by itself ({@link #giveTo}, {@link #expire}): waiters watch {@code beat}. */
     private static final String BEAT_RENEWED = "b";
+    /** Starts the lease id of an acquisition held under a session, as in MongoDB. */
+    private static final String SESSION_HELD = "s";
     /** Starts the lease id of a lease kept for a minimum hold ("k" is no hex digit). */
     private static final String KEPT = BEAT_RENEWED + "k";
 
@@ -62,9 +66,23 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /**
+     * The state a waiter watches of a lock held under a session, as {@code MongoLockStore}'s: the lock's version
+     * and its session's beat ({@code sessionBeat} -1: the session was seen ended).
+     */
+    private record HeldBySession(long version, String owner, String session, long sessionBeat) {
+        boolean unchangedIn(StoredLock lock) {
+            return lock.version == version && Objects.equals(lock.owner, owner) && Objects.equals(lock.session, session);
+        }
+    }
+
     private final Clock databaseClock;
     /** Guarded by {@code this}. */
     private final Map<String, StoredLock> locks = new HashMap<>();
+    /** Guarded by {@code this}. */
+    private final Map<String, StoredLock.StoredSession> sessions = new HashMap<>();
+    /** Guarded by {@code this}: makes session ids unique in this store. */
+    private long sessionIds;
     /** Guarded by {@code this}: makes lease ids unique in this store. */
     private long leases;
     private final List<ReleaseFeed.Listener> releaseListeners = new CopyOnWriteArrayList<>();
@@ -80,18 +98,18 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+    public AcquireAttempt tryAcquire(String name, String owner, String session) {
         String manager = LockStore.managerOf(owner);
         synchronized (this) {
             StoredLock lock = locks.get(name);
             if (lock == null) {
                 lock = new StoredLock();
                 locks.put(name, lock);
-                return take(lock, owner, lease, List.of(manager));
+                return take(lock, owner, session, List.of(manager));
             }
             String head = lock.queue.isEmpty() ? null : lock.queue.get(0);
             if (lock.holds == 0 && (head == null || head.equals(manager))) {
-                return take(lock, owner, lease, List.of(manager));
+                return take(lock, owner, session, List.of(manager));
             }
             return AcquireAttempt.Busy.seen(sighting(lock), lock.queue.contains(manager));
         }
@@ -114,13 +132,28 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public synchronized AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+    public synchronized AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
         StoredLock lock = ownedAt(name, owner, version);
-        return lock == null || lock.holds != 1 ? AcquireAttempt.Busy.unknown() : take(lock, newOwner, lease, List.of());
+        return lock == null || lock.holds != 1 ? AcquireAttempt.Busy.unknown() : take(lock, newOwner, session, List.of());
     }
 
     @Override
-    public synchronized AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+    public synchronized AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
+        if (sighting.state() instanceof HeldBySession seen) {
+            // As MongoDB's: first the session ends (if still at the beat watched), then the lock is taken.
+            StoredLock.StoredSession held = sessions.get(seen.session());
+            if (held != null && held.live) {
+                if (seen.sessionBeat() < 0 || held.beat != seen.sessionBeat()) {
+                    return AcquireAttempt.Busy.unknown(); // renewed since: watch again
+                }
+                held.live = false;
+            }
+            StoredLock lock = locks.get(name);
+            if (lock == null || !seen.unchangedIn(lock)) {
+                return AcquireAttempt.Busy.unknown();
+            }
+            return take(lock, owner, session, List.of(LockStore.managerOf(owner)));
+        }
         if (!(sighting.state() instanceof WatchedState seen)) {
             throw new IllegalArgumentException("not a sighting of this store: " + sighting);
         }
@@ -132,7 +165,7 @@ public final class InMemoryLockStore implements LockStore {
         // A head that let a free lock wait a whole watch period did not take its turn: out of the queue.
         List<String> unqueued = seen.head() == null || seen.head().equals(manager)
                 ? List.of(manager) : List.of(manager, seen.head());
-        return take(lock, owner, lease, unqueued);
+        return take(lock, owner, session, unqueued);
     }
 
     @Override
@@ -181,6 +214,7 @@ public final class InMemoryLockStore implements LockStore {
         lock.beat++;
         lock.renewedAt = now;
         lock.releasedAt = now;
+        lock.session = null; // nobody renews a kept lease: waiters watch the lock itself
         return true;
     }
 
@@ -223,22 +257,55 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public synchronized RenewalOutcome renew(Collection<LeaseClaim> claims) {
-        Set<String> confirmed = new LinkedHashSet<>();
+    public synchronized String openSession(String manager, Duration lease) {
+        String id = "session-" + Long.toHexString(++sessionIds);
+        sessions.put(id, new StoredLock.StoredSession(manager, wholeMillisUp(lease), databaseClock.instant()));
+        return id;
+    }
+
+    @Override
+    public synchronized SessionRenewal renewSession(String session) {
+        StoredLock.StoredSession held = sessions.get(session);
+        if (held == null || !held.live) {
+            return SessionRenewal.ENDED;
+        }
+        held.beat++;
+        held.renewedAt = databaseClock.instant();
+        return new SessionRenewal(true, held.checks);
+    }
+
+    @Override
+    public synchronized void endSession(String session) {
+        StoredLock.StoredSession held = sessions.get(session);
+        if (held != null) {
+            held.live = false;
+        }
+    }
+
+    @Override
+    public synchronized SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
+        List<SessionCheck.HeldUnder> held = new ArrayList<>();
+        locks.forEach((name, lock) -> {
+            if (session.equals(lock.session) && lock.holds > 0) {
+                held.add(new SessionCheck.HeldUnder(name, lock.owner, lock.leaseId, lock.version));
+            }
+        });
         Map<String, String> lossReasons = new HashMap<>();
-        Instant now = databaseClock.instant();
         for (LeaseClaim claim : claims) {
             StoredLock lock = locks.get(claim.name());
-            // Lease ids are unique per acquisition: a claim matches its own lock only.
-            if (lock != null && claim.owner().equals(lock.owner) && claim.leaseId().equals(lock.leaseId)) {
-                lock.beat++;
-                lock.renewedAt = now;
-                confirmed.add(claim.name());
-            } else if (lock != null && claim.owner().equals(lock.revokedOwner)) {
-                lossReasons.put(claim.name(), RenewalOutcome.releasedByOperator(lock.revokedBy, lock.revokedReason));
+            if (lock != null && claim.owner().equals(lock.revokedOwner)) {
+                lossReasons.put(claim.name(), SessionCheck.releasedByOperator(lock.revokedBy, lock.revokedReason));
             }
         }
-        return new RenewalOutcome(confirmed, lossReasons);
+        return new SessionCheck(held, lossReasons);
+    }
+
+    /** Caller holds the monitor: the session holding {@code lock} (if any) is told to check its locks. */
+    private void tellSession(StoredLock lock) {
+        StoredLock.StoredSession held = lock.session == null ? null : sessions.get(lock.session);
+        if (held != null) {
+            held.checks++;
+        }
     }
 
     /**
@@ -255,6 +322,7 @@ public final class InMemoryLockStore implements LockStore {
             if (lock == null) {
                 return false;
             }
+            tellSession(lock);
             setHolds(lock, 0);
             lock.version++;
             lock.revokedOwner = owner;
@@ -272,7 +340,11 @@ public final class InMemoryLockStore implements LockStore {
         if (lock == null || lock.holds == 0) {
             return Optional.empty();
         }
-        Instant expiresAt = lock.renewedAt.plusMillis(lock.leaseMs);
+        StoredLock.StoredSession held = lock.session == null ? null : sessions.get(lock.session);
+        if (lock.session != null && (held == null || !held.live)) {
+            return Optional.empty(); // for people: its session ended; the next waiter takes it
+        }
+        Instant expiresAt = held != null ? held.renewedAt.plusMillis(held.leaseMs) : lock.renewedAt.plusMillis(lock.leaseMs);
         if (!expiresAt.isAfter(databaseClock.instant())) {
             return Optional.empty(); // for people: its holder stopped renewing; the next waiter takes it over
         }
@@ -302,6 +374,7 @@ public final class InMemoryLockStore implements LockStore {
                 return Optional.empty();
             }
             previous = lock.owner;
+            tellSession(lock);
             setHolds(lock, 0);
             lock.version++;
             freedHead = lock.head();
@@ -312,8 +385,9 @@ public final class InMemoryLockStore implements LockStore {
 
     /**
      * The control behind {@link InMemoryLocks#expire}: the holder's lease ends now, as if it had crashed long
-     * ago. A new lease id, so the holder's renewals are not confirmed any more; renewed, by the database's clock,
-     * so long ago that every waiter takes it over at once (the fast path); waiting managers are told to look.
+     * ago. The lock leaves its session under a new lease id, so the holder's next session check finds it lost (its
+     * session is told to check); renewed, by the database's clock, so long ago that every waiter takes it over at
+     * once (the fast path); waiting managers are told to look.
      *
      * @return the owner whose lease ended, empty when nobody held it (nothing changed)
      */
@@ -325,6 +399,8 @@ public final class InMemoryLockStore implements LockStore {
                 return Optional.empty();
             }
             expired = lock.owner;
+            tellSession(lock);
+            lock.session = null;
             Duration lease = Duration.ofMillis(lock.leaseMs);
             lock.leaseId = BEAT_RENEWED + Long.toHexString(++leases);
             lock.renewedAt = databaseClock.instant().minus(LeaseWatch.watchPeriod(lease))
@@ -339,7 +415,8 @@ public final class InMemoryLockStore implements LockStore {
 
     /**
      * The control behind {@link InMemoryLocks#takeOver}: {@code owner} takes the lock, held or free, as a fresh
-     * grant with the holder's lease length (or {@code lease} if nobody held it). Nobody renews the new lease.
+     * grant with the holder's lease length (or {@code lease} if nobody held it), under no session: nobody renews the
+     * new lease, and waiters take it over once it stayed unrenewed that long. The previous holder's session is told.
      *
      * @return the previous holder (empty when nobody held it) and the new fencing token
      */
@@ -347,8 +424,13 @@ public final class InMemoryLockStore implements LockStore {
         StoredLock lock = locks.computeIfAbsent(name, absent -> new StoredLock());
         Optional<String> previous = lock.holds == 0 ? Optional.empty() : Optional.of(lock.owner);
         Duration length = lock.holds == 0 ? lease : Duration.ofMillis(lock.leaseMs);
-        AcquireAttempt.Granted granted = take(lock, owner, length, List.of(LockStore.managerOf(owner)));
-        return new TakenOver(previous, granted.fencingToken());
+        if (lock.holds > 0) {
+            tellSession(lock);
+        }
+        AcquireAttempt.Granted granted = take(lock, owner, null, List.of(LockStore.managerOf(owner)));
+        lock.leaseId = BEAT_RENEWED + lock.leaseId.substring(SESSION_HELD.length());
+        lock.leaseMs = wholeMillisUp(length);
+        return new TakenOver(previous, lock.token);
     }
 
     /** What {@link #giveTo} did. */
@@ -361,21 +443,24 @@ public final class InMemoryLockStore implements LockStore {
         return lock != null && owner.equals(lock.owner) && lock.version == version ? lock : null;
     }
 
-    /** Caller holds the monitor: {@code holds == 0} frees the lock (owner null), as MongoDB's release does. */
+    /** Caller holds the monitor: {@code holds == 0} frees the lock (owner and session null), as MongoDB's release does. */
     private static void setHolds(StoredLock lock, int holds) {
         lock.holds = holds;
         if (holds == 0) {
             lock.owner = null;
+            lock.session = null;
         }
     }
 
     /** Caller holds the monitor: a fresh grant, as MongoDB's {@code take} update. */
-    private AcquireAttempt.Granted take(StoredLock lock, String owner, Duration lease, List<String> unqueued) {
+    private AcquireAttempt.Granted take(StoredLock lock, String owner, String session, List<String> unqueued) {
         Instant now = databaseClock.instant();
+        StoredLock.StoredSession held = session == null ? null : sessions.get(session);
         lock.owner = owner;
         lock.holds = 1;
-        lock.leaseId = BEAT_RENEWED + Long.toHexString(++leases);
-        lock.leaseMs = wholeMillisUp(lease);
+        lock.leaseId = SESSION_HELD + Long.toHexString(++leases);
+        lock.session = session;
+        lock.leaseMs = held == null ? lock.leaseMs : held.leaseMs;
         lock.version++;
         lock.token++;
         lock.beat++;
@@ -389,6 +474,15 @@ public final class InMemoryLockStore implements LockStore {
     /** Caller holds the monitor: what a waiter sees of a lock it cannot take now, as {@code MongoLockStore} reads it. */
     private Sighting sighting(StoredLock lock) {
         long now = databaseClock.millis();
+        if (lock.holds > 0 && lock.session != null) {
+            StoredLock.StoredSession held = sessions.get(lock.session);
+            boolean ended = held == null || !held.live;
+            long leaseMs = held == null ? 1 : held.leaseMs;
+            boolean longAgo = ended || now - held.renewedAt.toEpochMilli()
+                    > LeaseWatch.watchPeriod(Duration.ofMillis(leaseMs)).toMillis() + Math.max(LONG_AGO.toMillis(), leaseMs);
+            return new Sighting(new HeldBySession(lock.version, lock.owner, lock.session, ended ? -1 : held.beat),
+                    lock.owner, Duration.ofMillis(leaseMs), longAgo);
+        }
         boolean endedLongAgo = false;
         if (lock.holds > 0) {
             // Unrenewed for a waiter's whole watch and then max(1 min, lease) more: only a forward step of the

@@ -24,8 +24,10 @@ final class StoredLock {
     long beat;
     /** Unique per grant (and per kept lease); renewals name it. */
     String leaseId;
-    /** The holder's lease length, in whole milliseconds rounded up. */
+    /** The holder's lease length, in whole milliseconds rounded up (for a lock held under a session: the session's). */
     long leaseMs;
+    /** The session the lock is held under (null when free, kept, or given to an outside owner by a control). */
+    String session;
     /** The database clock at the fresh grant; for people. */
     Instant acquiredAt;
     /** The database clock at the last grant, re-entry or renewal; for people, and the fast path. */
@@ -39,6 +41,24 @@ final class StoredLock {
     String revokedReason;
     /** The managers waiting for the lock, in arrival order, each once. */
     final List<String> queue = new ArrayList<>();
+
+    /** One session of a manager, as MongoDB's session document: live until ended, never live again. */
+    static final class StoredSession {
+        final String manager;
+        final long leaseMs;
+        boolean live = true;
+        /** +1 on every renewal: what waiters watch. */
+        long beat;
+        /** +1 when a control or an operator changed one of its locks: its manager checks them. */
+        long checks;
+        Instant renewedAt;
+
+        StoredSession(String manager, long leaseMs, Instant now) {
+            this.manager = manager;
+            this.leaseMs = leaseMs;
+            this.renewedAt = now;
+        }
+    }
 
     /** The manager at the head of the queue while the lock is free, else null. */
     String head() {

@@ -4,12 +4,17 @@ import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Filters.regex;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.unset;
+import static io.github.mongolock.mongo.LockDocument.CHECKS;
+import static io.github.mongolock.mongo.LockDocument.SESSION;
+import static io.github.mongolock.mongo.LockDocument.sessionId;
 import static io.github.mongolock.mongo.LockDocument.ACQUIRED_AT;
 import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
@@ -49,7 +54,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -145,15 +152,18 @@ public final class LockAdmin {
         Bson busy = or(gt(HOLDS, 0), exists(QUEUE_HEAD, true));
         Bson filter = namePrefix.isEmpty() ? busy : and(regex(ID, "^" + literal(namePrefix)), busy);
         List<Document> documents = read("list", namePrefix + "*", filter, limit);
+        Map<String, Document> sessions = sessionsOf(documents);
         List<LockState> states = new ArrayList<>(documents.size());
-        documents.forEach(document -> states.add(stateOf(document)));
+        documents.forEach(document -> states.add(stateOf(document, sessions)));
         return states;
     }
 
     /** The lock's document as it is now, held or free; empty when the name was never used. */
     public Optional<LockState> inspect(String name) {
         LockArguments.checkName(name);
-        return read("inspect", name, eq(ID, name), 1).stream().findFirst().map(LockAdmin::stateOf);
+        List<Document> documents = read("inspect", name, eq(ID, name), 1);
+        Map<String, Document> sessions = sessionsOf(documents);
+        return documents.stream().findFirst().map(document -> stateOf(document, sessions));
     }
 
     /**
@@ -186,7 +196,7 @@ public final class LockAdmin {
     public ForcedRelease forceRelease(String name, String owner, long version, String reason) {
         requireText(reason, "reason");
         Objects.requireNonNull(owner, "owner");
-        Bson update = combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L), set(REVOKED_OWNER, owner),
+        Bson update = combine(set(OWNER, null), set(HOLDS, 0), inc(VERSION, 1L), unset(SESSION), set(REVOKED_OWNER, owner),
                 set(REVOKED_BY, operator), set(REVOKED_REASON, reason), currentDate(REVOKED_AT));
         // The BEFORE image is this write's own input: exactly the holder it freed, however it moved before.
         Document freed = calls.call("force the release of", name, () -> locks.findOneAndUpdate(
@@ -195,7 +205,17 @@ public final class LockAdmin {
             LockState now = inspect(name).orElse(null);
             throw refused(name, "it is not held by " + owner + " at version " + version + " any more", now);
         }
-        LockState before = stateOf(freed);
+        if (freed.get(SESSION) instanceof String session) {
+            // Tell the holder's manager: its next session renewal sees the count move and checks its locks.
+            try {
+                calls.call("tell the session of", name, () -> locks.updateOne(eq(ID, sessionId(session)), inc(CHECKS, 1L)));
+            } catch (LockStoreException unreachable) {
+                LOG.log(Level.WARNING, "mongolock: lock \"" + name + "\" was released, but its holder's session " + session
+                        + " could not be told (" + unreachable.getMessage() + "); the holder finds out at its next"
+                        + " periodic check of its locks instead of its next renewal.");
+            }
+        }
+        LockState before = stateOf(freed, Map.of());
         LOG.log(Level.INFO, "mongolock: operator " + operator + " released lock \"" + name + "\" held by " + owner
                 + " (token " + before.fencingToken() + ", " + before.holds() + " hold(s)): " + reason
                 + ". The holder is told at its next renewal; the next grant gets a token greater than " + before.fencingToken() + ".");
@@ -230,10 +250,31 @@ public final class LockAdmin {
         }
     }
 
-    private static LockState stateOf(Document document) {
+    /**
+     * The session documents of the session locks among {@code documents}, by session id: one read. A session lock's
+     * lease and last renewal are its session's (the lock document's own {@code leaseMs} is for earlier versions).
+     */
+    private Map<String, Document> sessionsOf(List<Document> documents) {
+        List<Document> ids = new ArrayList<>();
+        for (Document document : documents) {
+            if (document.get(SESSION) instanceof String session) {
+                ids.add(sessionId(session));
+            }
+        }
+        if (ids.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Document> sessions = new HashMap<>();
+        calls.call("inspect the sessions of", ids.size() + " lock(s)", () -> locks.find(in(ID, ids)).into(new ArrayList<>()))
+                .forEach(session -> sessions.put(String.valueOf(((Document) session.get(ID)).get("id")), session));
+        return sessions;
+    }
+
+    private static LockState stateOf(Document document, Map<String, Document> sessions) {
         String owner = document.getString(OWNER);
         int holds = (int) number(document, HOLDS);
-        Instant renewedAt = instant(document, RENEWED_AT);
+        Document session = document.get(SESSION) instanceof String id ? sessions.get(id) : null;
+        Instant renewedAt = instant(session != null ? session : document, RENEWED_AT);
         Date now = serverNow(document);
         Duration sinceRenewal = now == null || renewedAt == null ? null : Duration.between(renewedAt, now.toInstant());
         LockState.Revocation revocation = document.get(REVOKED_OWNER) instanceof String revoked
@@ -242,7 +283,8 @@ public final class LockAdmin {
                 : null;
         List<String> queue = queue(document).stream().map(String::valueOf).toList();
         return new LockState(document.getString(ID), holds > 0 ? owner : null, holds, number(document, VERSION),
-                number(document, TOKEN), Duration.ofMillis(number(document, LEASE_MS)), instant(document, ACQUIRED_AT),
+                number(document, TOKEN), Duration.ofMillis(number(session != null ? session : document, LEASE_MS)),
+                instant(document, ACQUIRED_AT),
                 renewedAt, sinceRenewal, queue, holds > 0 && document.get(RELEASED_AT) != null, revocation);
     }
 

@@ -43,6 +43,38 @@ final class LockDocument {
     static final String REVOKED_BY = "revokedBy";
     static final String REVOKED_AT = "revokedAt";
     static final String REVOKED_REASON = "revokedReason";
+    /** The lock document's session: the id of the session it is held under (absent when free or kept). */
+    static final String SESSION = "session";
+    /**
+     * The {@value #LEASE_MS} a lock held under a session shows to an earlier version of mongolock, which watches
+     * {@code beat} and would otherwise take the lock over after one lease, since session locks are never renewed:
+     * a hundred years, so an earlier version's waiter never takes it over (its watch saturates) and its fast path
+     * never fires. The session's own lease is in the session document.
+     */
+    static final long EARLIER_VERSIONS_LEASE_MS = java.time.Duration.ofDays(36_500).toMillis();
+    /**
+     * Starts the lease id of an acquisition held under a session; "s" is no hex digit and not
+     * {@value #BEAT_RENEWED}, so an earlier version's lease ids never start this way. A lock is a session lock only
+     * when it has both this lease id and a {@value #SESSION}.
+     */
+    static final String SESSION_HELD = "s";
+
+    // The session document: {_id: {mongolock: "session", id}, manager, state, beat, leaseMs, checks, dates}.
+    static final String STATE = "state";
+    static final String LIVE = "live";
+    static final String ENDED = "ended";
+    /** Moved by an operator's change to one of the session's locks: its manager then checks them. */
+    static final String CHECKS = "checks";
+    static final String MANAGER = "manager";
+    static final String STARTED_AT = "startedAt";
+    static final String ENDED_AT = "endedAt";
+    static final String ENDED_BY = "endedBy";
+
+    /** A session document's {@code _id}: a document, like the collection's state, so no lock name can be it. */
+    static Document sessionId(String session) {
+        return new Document("mongolock", "session").append("id", session);
+    }
+
     /** The database's time, added by the store's aggregation to the document it reads. */
     static final String SERVER_NOW = "serverNow";
 

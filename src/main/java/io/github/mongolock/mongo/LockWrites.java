@@ -4,7 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 import static io.github.mongolock.mongo.LockDocument.ACQUIRED_AT;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
-import static io.github.mongolock.mongo.LockDocument.BEAT_RENEWED;
+import static io.github.mongolock.mongo.LockDocument.EARLIER_VERSIONS_LEASE_MS;
 import static io.github.mongolock.mongo.LockDocument.FREED_AT;
 import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
@@ -15,6 +15,8 @@ import static io.github.mongolock.mongo.LockDocument.QUEUE;
 import static io.github.mongolock.mongo.LockDocument.QUEUE_HEAD;
 import static io.github.mongolock.mongo.LockDocument.RELEASED_AT;
 import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
+import static io.github.mongolock.mongo.LockDocument.SESSION;
+import static io.github.mongolock.mongo.LockDocument.SESSION_HELD;
 import static io.github.mongolock.mongo.LockDocument.TOKEN;
 import static io.github.mongolock.mongo.LockDocument.VERSION;
 import static io.github.mongolock.mongo.LockDocument.number;
@@ -46,9 +48,9 @@ final class LockWrites {
     private LockWrites() {
     }
 
-    /** A lease id of this version's holders, unique per acquisition, starting with {@value LockDocument#BEAT_RENEWED}. */
+    /** A lease id of an acquisition held under a session, unique per acquisition, starting with {@value LockDocument#SESSION_HELD}. */
     static String newLeaseId() {
-        return BEAT_RENEWED + new ObjectId().toHexString();
+        return SESSION_HELD + new ObjectId().toHexString();
     }
 
     /**
@@ -63,10 +65,12 @@ final class LockWrites {
     }
 
     /**
-     * The grant: {@code owner} holds the lock once under a new lease id, every counter moves, and the managers
-     * {@code unqueued} leave the queue (the grantee's, and a head that let its turn pass).
+     * The grant: {@code owner} holds the lock once under a new lease id and its {@code session}, every counter
+     * moves, and the managers {@code unqueued} leave the queue (the grantee's, and a head that let its turn pass).
+     * The lock's own {@code leaseMs} is {@link LockDocument#EARLIER_VERSIONS_LEASE_MS}: what an earlier version's
+     * waiter sees; the lease is the session's.
      */
-    static Bson take(String owner, Duration lease, String leaseId, List<String> unqueued) {
+    static Bson take(String owner, String session, String leaseId, List<String> unqueued) {
         BsonArray pulled = null;
         if (!unqueued.isEmpty()) {
             pulled = new BsonArray(new ArrayList<>(unqueued.size()));
@@ -74,24 +78,25 @@ final class LockWrites {
                 pulled.add(new BsonString(manager));
             }
         }
-        return take(owner, lease, leaseId, pulled);
+        return take(owner, session, leaseId, pulled);
     }
 
     /**
-     * {@link #take(String, Duration, String, List)} with the managers leaving the queue given as the array the
+     * {@link #take(String, String, String, List)} with the managers leaving the queue given as the array the
      * update carries (null: none), built directly as the document the driver sends: the same command as the
      * {@code Updates} form ({@code LockWritesShapeTest} compares them), without rendering it on every call.
      */
-    static BsonDocument take(String owner, Duration lease, String leaseId, BsonArray unqueued) {
+    static BsonDocument take(String owner, String session, String leaseId, BsonArray unqueued) {
         BsonDocument grant = new BsonDocument("$set", new BsonDocument(OWNER, new BsonString(owner))
-                .append(HOLDS, ONE).append(LEASE_ID, new BsonString(leaseId))
-                .append(LEASE_MS, new BsonInt64(wholeMillisUp(lease))))
+                .append(HOLDS, ONE).append(LEASE_ID, new BsonString(leaseId)).append(SESSION, new BsonString(session))
+                .append(LEASE_MS, EARLIER_VERSIONS_LEASE))
                 .append("$inc", TAKE_INC).append("$currentDate", TAKE_DATES).append("$unset", TAKE_UNSET);
         return unqueued == null ? grant : grant.append("$pullAll", new BsonDocument(QUEUE, unqueued));
     }
 
     // Shared parts of the commands: never changed after construction, so safe to share between threads.
     private static final BsonInt32 ONE = new BsonInt32(1);
+    private static final BsonInt64 EARLIER_VERSIONS_LEASE = new BsonInt64(EARLIER_VERSIONS_LEASE_MS);
     private static final BsonInt64 ONE_LONG = new BsonInt64(1L);
     private static final BsonDocument TAKE_INC = new BsonDocument(VERSION, ONE_LONG).append(TOKEN, ONE_LONG)
             .append(BEAT, ONE_LONG);
@@ -101,7 +106,8 @@ final class LockWrites {
             .append(FREED_AT, new BsonString(""));
     private static final BsonDocument FREE = new BsonDocument("$set", new BsonDocument(OWNER, BsonNull.VALUE)
             .append(HOLDS, new BsonInt32(0))).append("$inc", new BsonDocument(VERSION, ONE_LONG))
-            .append("$currentDate", new BsonDocument(FREED_AT, BsonBoolean.TRUE));
+            .append("$currentDate", new BsonDocument(FREED_AT, BsonBoolean.TRUE))
+            .append("$unset", new BsonDocument(SESSION, new BsonString("")));
     private static final BsonDocument REENTER = new BsonDocument("$inc", new BsonDocument(HOLDS, ONE)
             .append(VERSION, ONE_LONG)).append("$currentDate", new BsonDocument(RENEWED_AT, BsonBoolean.TRUE));
 

@@ -8,6 +8,7 @@ import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.pullAll;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.unset;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
 import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
@@ -47,7 +48,8 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
-import io.github.mongolock.core.RenewalOutcome;
+import io.github.mongolock.core.SessionCheck;
+import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.Sighting;
 import io.github.mongolock.mongo.LockWrites.ManagerTerms;
 import java.time.Duration;
@@ -168,7 +170,7 @@ public final class MongoLockStore implements LockStore {
     private final MongoCollection<Document> locks;
     private final Duration timeout;
     private final StoreCalls calls;
-    private final BatchRenewal renewal;
+    private final SessionDocuments sessions;
     private final TokenFloor tokenFloor;
     /** The acquire's parts for the manager that acquired last (one manager per store, in practice). */
     private volatile ManagerTerms lastManager;
@@ -226,7 +228,7 @@ public final class MongoLockStore implements LockStore {
                 .withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS);
         this.calls = new StoreCalls(collection.getNamespace().getFullName(), Objects.requireNonNull(metrics, "metrics"),
                 database, server);
-        this.renewal = new BatchRenewal(locks, calls);
+        this.sessions = new SessionDocuments(locks, calls);
         this.tokenFloor = new TokenFloor(locks, calls);
     }
 
@@ -246,7 +248,7 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
-    public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+    public AcquireAttempt tryAcquire(String name, String owner, String session) {
         ManagerTerms last = lastManager; // the manager's parts of the command, built once per manager
         ManagerTerms terms = last != null && last.owns(owner) ? last : (lastManager = ManagerTerms.of(LockStore.managerOf(owner)));
         String manager = terms.manager();
@@ -254,7 +256,7 @@ public final class MongoLockStore implements LockStore {
             // The BEFORE image is this write's own input; new state is computed from it (see class doc).
             String leaseId = newLeaseId();
             Document before = calls.findOneAndUpdate("acquire", name, locks, freeForManager(name, terms),
-                    take(owner, lease, leaseId, terms.unqueued()), UPSERT_BEFORE);
+                    take(owner, session, leaseId, terms.unqueued()), UPSERT_BEFORE);
             return before == null ? tokenFloor.grantCreated(name, owner, leaseId) : granted(before, leaseId);
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
@@ -265,17 +267,23 @@ public final class MongoLockStore implements LockStore {
         if (state == null) {
             return AcquireAttempt.Busy.unknown();
         }
+        if (HeldBySession.isHeldBySession(state)) {
+            return AcquireAttempt.Busy.seen(sessionSighting(name, state), queue(state).contains(manager));
+        }
         Sighting sighting = WatchedState.sightingOf(state);
         String head = ((WatchedState) sighting.state()).head();
         if (number(state, HOLDS) == 0 && (head == null || head.equals(manager))) {
             // Released between the two calls, and our turn: take it if it is still as just read.
-            return takeOver(name, owner, lease, sighting);
+            return takeOver(name, owner, session, sighting);
         }
         return AcquireAttempt.Busy.seen(sighting, queue(state).contains(manager));
     }
 
     @Override
-    public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+    public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
+        if (sighting.state() instanceof HeldBySession seen) {
+            return takeFromSession(name, owner, session, seen);
+        }
         if (!(sighting.state() instanceof WatchedState seen)) {
             throw new IllegalArgumentException("not a sighting of this store: " + sighting);
         }
@@ -287,17 +295,44 @@ public final class MongoLockStore implements LockStore {
         // Equality on the watched state: any renewal, re-entry, release or grant since the sighting makes
         // this match nothing. A missing field (a document of the earlier version) matches as null.
         Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
-                take(owner, lease, leaseId, unqueued), BEFORE));
+                take(owner, session, leaseId, unqueued), BEFORE));
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
+    /**
+     * The takeover of a lock held under a session the waiter watched unrenewed for its lease: first the session
+     * ends (the compare-and-set on the beat watched: a renewal since makes it miss, and the holder's renewals miss
+     * from then on), then the lock is taken by the compare-and-set on its state seen. Without the first step the
+     * holder's renewal could land after the take and make it believe again (spec/MongoLockSessions.tla,
+     * "TakeUnexpired"). The session's other locks become free to take at once for every waiter.
+     */
+    private AcquireAttempt takeFromSession(String name, String owner, String session, HeldBySession seen) {
+        String manager = LockStore.managerOf(owner);
+        if (!seen.sessionEnded() && !sessions.expire(seen.session(), seen.sessionBeat(), manager)) {
+            Document now = sessions.read(seen.session(), name, false);
+            if (now != null && LockDocument.LIVE.equals(now.get(LockDocument.STATE))) {
+                return AcquireAttempt.Busy.unknown(); // renewed since: the holder is alive, watch again
+            }
+        }
+        String leaseId = newLeaseId();
+        Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
+                take(owner, session, leaseId, List.of(manager)), BEFORE));
+        return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
+    }
+
+    /** The sighting of a lock held under a session: the lock as read, and its session read after it. */
+    private Sighting sessionSighting(String name, Document lock) {
+        return HeldBySession.sightingOf(lock, sessions.read(lock.getString(LockDocument.SESSION), name,
+                calls.server("inspect", name).oneClock()));
+    }
+
     @Override
-    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
         String leaseId = newLeaseId();
         // The release's own compare-and-set, turned into the next acquisition's grant.
         Document before = calls.call("hand over", name, () -> locks.findOneAndUpdate(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version), eq(HOLDS, 1)),
-                take(newOwner, lease, leaseId, List.of()), BEFORE));
+                take(newOwner, session, leaseId, List.of()), BEFORE));
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
@@ -348,8 +383,9 @@ public final class MongoLockStore implements LockStore {
     public boolean releaseKeeping(String name, String owner, long version, Duration keepFor) {
         // The holder's lease turned into one nobody renews, of the time left: a new lease id (a renewal still
         // in flight misses it), and beat and version moved so every waiter's watch starts again from here.
+        // No session any more: nobody renews a kept lease, waiters watch the lock itself (as an earlier version does).
         Bson update = combine(set(HOLDS, 1), set(LEASE_ID, KEPT + new ObjectId().toHexString()),
-                set(LEASE_MS, wholeMillisUp(keepFor)), inc(VERSION, 1L), inc(BEAT, 1L),
+                set(LEASE_MS, wholeMillisUp(keepFor)), inc(VERSION, 1L), inc(BEAT, 1L), unset(LockDocument.SESSION),
                 currentDate(RENEWED_AT), currentDate(RELEASED_AT));
         return calls.call("release", name, () -> locks.updateOne(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version)), update)).getMatchedCount() == 1;
@@ -372,13 +408,37 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
-    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
-        return renewal.renew(claims);
+    public String openSession(String manager, Duration lease) {
+        return sessions.open(manager, lease);
+    }
+
+    @Override
+    public SessionRenewal renewSession(String session) {
+        return sessions.renew(session);
+    }
+
+    @Override
+    public void endSession(String session) {
+        sessions.end(session, "its manager");
+    }
+
+    @Override
+    public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
+        return sessions.check(session, claims);
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
         Document document = read(name);
+        if (document != null && HeldBySession.isHeldBySession(document)) {
+            Document session = sessions.read(document.getString(LockDocument.SESSION), name, calls.server("inspect", name).oneClock());
+            if (session == null || !LockDocument.LIVE.equals(session.get(LockDocument.STATE))) {
+                return Optional.empty(); // for people: its session ended; the next waiter takes it
+            }
+            // For people: the session's lease and last renewal are the lock's.
+            document = new Document(document).append(RENEWED_AT, session.get(RENEWED_AT)).append(LEASE_MS, session.get(LEASE_MS))
+                    .append(SERVER_NOW, session.get(SERVER_NOW));
+        }
         if (document == null || number(document, HOLDS) == 0 || !(document.get(RENEWED_AT) instanceof Date renewedAt)) {
             return Optional.empty();
         }

@@ -12,6 +12,7 @@ import static io.github.mongolock.mongo.LockDocument.LEASE_MS;
 import static io.github.mongolock.mongo.LockDocument.OWNER;
 import static io.github.mongolock.mongo.LockDocument.RELEASED_AT;
 import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
+import static io.github.mongolock.mongo.LockDocument.SESSION_HELD;
 import static io.github.mongolock.mongo.LockDocument.VERSION;
 import static io.github.mongolock.mongo.LockDocument.number;
 import static io.github.mongolock.mongo.LockDocument.queue;
@@ -78,7 +79,9 @@ record WatchedState(Object version, Object beat, Object renewedAt, boolean renew
         }
         String owner = state.getString(OWNER);
         String leaseId = state.getString(LEASE_ID);
-        boolean renewsBeat = leaseId != null && leaseId.startsWith(BEAT_RENEWED);
+        // This version's leases ("s", under a session; "bk", kept) and the previous one's ("b") never renew
+        // renewedAt alone; only the first version's holders do.
+        boolean renewsBeat = leaseId != null && (leaseId.startsWith(BEAT_RENEWED) || leaseId.startsWith(SESSION_HELD));
         List<?> queue = queue(state);
         String head = number(state, HOLDS) == 0 && !queue.isEmpty() ? String.valueOf(queue.get(0)) : null;
         String holder = owner != null ? owner : head != null ? "nobody (free, queued for " + head + ")" : "nobody";

@@ -9,11 +9,10 @@ import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +80,7 @@ class HeldLockHeapTest {
         private final AtomicLong tokens = new AtomicLong();
 
         @Override
-        public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+        public AcquireAttempt tryAcquire(String name, String owner, String session) {
             long token = tokens.incrementAndGet();
             return new AcquireAttempt.Granted(token, 1, String.format("b%024x", token));
         }
@@ -95,13 +94,13 @@ class HeldLockHeapTest {
         }
 
         @Override
-        public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
-            return tryAcquire(name, newOwner, lease);
+        public AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
+            return tryAcquire(name, newOwner, session);
         }
 
         @Override
-        public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
-            return tryAcquire(name, owner, lease);
+        public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
+            return tryAcquire(name, owner, session);
         }
 
         @Override
@@ -129,10 +128,22 @@ class HeldLockHeapTest {
         }
 
         @Override
-        public RenewalOutcome renew(Collection<LeaseClaim> claims) {
-            Set<String> names = new HashSet<>();
-            claims.forEach(claim -> names.add(claim.name()));
-            return RenewalOutcome.confirmedOnly(names);
+        public String openSession(String manager, Duration lease) {
+            return "session";
+        }
+
+        @Override
+        public SessionRenewal renewSession(String session) {
+            return new SessionRenewal(true, 0);
+        }
+
+        @Override
+        public void endSession(String session) {
+        }
+
+        @Override
+        public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
+            return new SessionCheck(List.of(), Map.of());
         }
 
         @Override

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
@@ -610,7 +611,7 @@ class LockCoordinatorTest {
     /** Issue 10: a job that only ever calls tryAcquire (SKIP on every tick) still takes a dead holder's lock over. */
     @Test
     void sightingsAddUpAcrossCallsSoRetriedTryAcquiresTakeOverADeadHolder() throws Exception {
-        AcquireAttempt.Granted dead = (AcquireAttempt.Granted) realStore.tryAcquire("job", "dead:0:1", SHORT_LEASE);
+        AcquireAttempt.Granted dead = DeadHolder.grant(realStore, "job", "dead:0:1", SHORT_LEASE);
         LockCoordinator ticker = node("b", realStore, SHORT_LEASE);
         long start = System.nanoTime();
         Optional<LockSession> taken = Optional.empty();

@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.mongolock.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +27,8 @@ public abstract class LockStoreContract {
     static final Duration SHORT_LEASE = Duration.ofMillis(150);
 
     protected LockStore store;
+    /** The session of each (manager, lease) the tests acquire for, opened on first use. */
+    private final Map<String, String> sessions = new HashMap<>();
 
     /** An empty store no other test touches. */
     protected abstract LockStore newStore();
@@ -47,21 +51,28 @@ public abstract class LockStoreContract {
     @BeforeEach
     void freshStore() {
         store = newStore();
+        sessions.clear();
+    }
+
+    /** The session {@code owner}'s manager acquires under with {@code lease}: one per manager and lease. */
+    protected String sessionOf(String owner, Duration lease) {
+        String manager = LockStore.managerOf(owner);
+        return sessions.computeIfAbsent(manager + "/" + lease, key -> store.openSession(manager, lease));
     }
 
     protected AcquireAttempt.Granted grant(String name, String owner, Duration lease) {
-        return assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire(name, owner, lease));
+        return assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire(name, owner, sessionOf(owner, lease)));
     }
 
     /** What a waiter {@code owner} sees of {@code name} held by someone else. */
     protected Sighting sight(String name, String owner) {
-        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire(name, owner, LEASE));
+        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire(name, owner, sessionOf(owner, LEASE)));
         return busy.sighting().orElseThrow();
     }
 
     /** A waiter's takeover: the store takes the lock over if it is still exactly as {@code seen}. */
     protected AcquireAttempt.Granted takeOver(String name, String owner, Sighting seen) {
-        return assertInstanceOf(AcquireAttempt.Granted.class, store.takeOver(name, owner, LEASE, seen));
+        return assertInstanceOf(AcquireAttempt.Granted.class, store.takeOver(name, owner, sessionOf(owner, LEASE), seen));
     }
 
     static void pastLease(Duration lease) throws InterruptedException {
@@ -83,7 +94,7 @@ public abstract class LockStoreContract {
     @Test
     void refusesASecondOwnerAndSaysWhoHoldsIt() {
         grant("job", "a", LEASE);
-        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE));
+        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", sessionOf("b", LEASE)));
         assertEquals("a", busy.holder().orElseThrow());
         Sighting sighting = busy.sighting().orElseThrow();
         assertEquals(LEASE, sighting.holderLease());
@@ -113,11 +124,11 @@ public abstract class LockStoreContract {
     void anUnchangedLockIsTakenOverWithALargerTokenWhateverTheClocksSay() {
         AcquireAttempt.Granted crashed = grant("job", "a", LEASE);
         Sighting seen = sight("job", "b");
-        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE), "the store never decides by time");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", sessionOf("b", LEASE)), "the store never decides by time");
         AcquireAttempt.Granted next = takeOver("job", "b", seen);
         assertTrue(next.fencingToken() > crashed.fencingToken());
         assertEquals("b", store.inspect("job").orElseThrow().owner());
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "c", LEASE, seen), "a sighting is good for one takeover");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "c", sessionOf("c", LEASE), seen), "a sighting is good for one takeover");
     }
 
     @Test
@@ -127,13 +138,13 @@ public abstract class LockStoreContract {
         assertFalse(store.releaseKeeping("job", "other", held.version(), Duration.ofSeconds(2)), "owner-checked");
         assertFalse(store.releaseKeeping("job", "a", held.version() + 5, Duration.ofSeconds(2)), "version-checked");
         assertTrue(store.releaseKeeping("job", "a", held.version(), Duration.ofSeconds(2)));
-        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE), "still taken");
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRelease),
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", sessionOf("b", LEASE)), "still taken");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", sessionOf("b", LEASE), beforeRelease),
                 "the release moved the watched state: every watch starts again");
         Sighting kept = sight("job", "b");
         assertEquals(Duration.ofSeconds(2), kept.holderLease(), "waiters watch it for the time left, not the old lease");
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed(),
-                "a renewal still in flight cannot extend it: the lease id changed");
+        assertTrue(heldUnder(sessionOf("a", LEASE)).isEmpty(),
+                "a kept lock leaves its session: the session's renewals cannot extend it");
         assertFalse(store.release("job", "a", held.version(), 0), "the old version is gone");
         AcquireAttempt.Granted next = takeOver("job", "b", kept);
         assertEquals(held.fencingToken() + 1, next.fencingToken());
@@ -160,15 +171,21 @@ public abstract class LockStoreContract {
     void everyChangeByTheHolderSpoilsAnEarlierSighting() {
         AcquireAttempt.Granted held = grant("job", "a", LEASE);
         Sighting beforeRenewal = sight("job", "b");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", held.leaseId()))).confirmed());
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRenewal), "renewed since");
+        assertTrue(store.renewSession(sessionOf("a", LEASE)).live());
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", sessionOf("b", LEASE), beforeRenewal),
+                "its session was renewed since");
+        assertTrue(store.renewSession(sessionOf("a", LEASE)).live(), "a takeover that missed leaves the session live");
         Sighting beforeReentry = sight("job", "b");
         assertTrue(store.reenter("job", "a", held.version()));
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeReentry), "re-entered since");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", sessionOf("b", LEASE), beforeReentry), "re-entered since");
+        // The session itself went unrenewed since the sighting, which for a waiter means a whole lease: it was ended
+        // (its holder's confirmed lease is over by then), and only the lock's own change kept the lock.
+        assertFalse(store.renewSession(sessionOf("a", LEASE)).live());
         Sighting beforeRelease = sight("job", "b");
         assertTrue(store.release("job", "a", held.version() + 1, 1));
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", LEASE, beforeRelease), "released a hold since");
-        assertEquals("a", store.inspect("job").orElseThrow().owner());
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", sessionOf("b", LEASE), beforeRelease), "released a hold since");
+        assertEquals(List.of("a"), heldUnder(sessionOf("a", LEASE)).stream().map(SessionCheck.HeldUnder::owner).toList(),
+                "no stale sighting took the lock");
         assertFalse(sight("job", "b").state().equals(beforeRenewal.state()));
     }
 
@@ -181,28 +198,28 @@ public abstract class LockStoreContract {
         } else {
             assertEquals("a", store.inspect("job").orElseThrow().owner(), "without the database's clock: as stored");
         }
-        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", LEASE), "but only a waiter's watch takes it over");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "b", sessionOf("b", LEASE)), "but only a waiter's watch takes it over");
     }
 
     @Test
     void aFreeLockQueuedForAnotherManagerWaitsForItsTurn() {
         AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
-        AcquireAttempt.Busy first = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:1", LEASE));
+        AcquireAttempt.Busy first = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:1", sessionOf("m2:1", LEASE)));
         assertFalse(first.queued(), "not queued before joining");
         store.joinQueue("job", "m2");
         store.joinQueue("job", "m3");
         store.joinQueue("job", "m2"); // once only
-        assertTrue(assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:2", LEASE)).queued());
+        assertTrue(assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:2", sessionOf("m2:2", LEASE))).queued());
         assertTrue(store.release("job", "m1:1", held.version(), 0));
         // Free, but m2 is at the head: neither the manager that just released nor m3 may take it.
-        AcquireAttempt.Busy notYours = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m1:2", LEASE));
+        AcquireAttempt.Busy notYours = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m1:2", sessionOf("m1:2", LEASE)));
         assertTrue(notYours.sighting().isPresent(), "a free lock queued for another is watched like a held one");
-        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m3:1", LEASE));
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m3:1", sessionOf("m3:1", LEASE)));
         AcquireAttempt.Granted turn = grant("job", "m2:3", LEASE);
         assertEquals(held.fencingToken() + 1, turn.fencingToken());
         assertTrue(store.release("job", "m2:3", turn.version(), 0));
         // m2 left the queue with its grant: m3 is next, m2 cannot barge back in.
-        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:4", LEASE));
+        assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("job", "m2:4", sessionOf("m2:4", LEASE)));
         grant("job", "m3:2", LEASE);
     }
 
@@ -233,15 +250,16 @@ public abstract class LockStoreContract {
     void handOverIsOneCompareAndSetFromTheHolderToItsNextAcquisition() {
         AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
         AcquireAttempt.Granted next = assertInstanceOf(AcquireAttempt.Granted.class,
-                store.handOver("job", "m1:1", held.version(), "m1:2", LEASE));
+                store.handOver("job", "m1:1", held.version(), "m1:2", sessionOf("m1:2", LEASE)));
         assertEquals(held.fencingToken() + 1, next.fencingToken(), "a hand-over is a grant: the token grows");
         assertEquals(held.version() + 1, next.version());
         assertFalse(next.leaseId().equals(held.leaseId()), "a lease id of its own");
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         // The previous acquisition can do nothing to it any more, and a stale hand-over changes nothing.
         assertFalse(store.release("job", "m1:1", held.version(), 0));
-        assertTrue(store.renew(List.of(new LeaseClaim("job", "m1:1", held.leaseId()))).confirmed().isEmpty());
-        assertInstanceOf(AcquireAttempt.Busy.class, store.handOver("job", "m1:1", held.version(), "m1:3", LEASE));
+        assertEquals(List.of("m1:2"), heldUnder(sessionOf("m1:1", LEASE)).stream().map(SessionCheck.HeldUnder::owner).toList(),
+                "the session holds the new acquisition only");
+        assertInstanceOf(AcquireAttempt.Busy.class, store.handOver("job", "m1:1", held.version(), "m1:3", sessionOf("m1:3", LEASE)));
         assertEquals("m1:2", store.inspect("job").orElseThrow().owner());
         assertTrue(store.release("job", "m1:2", next.version(), 0));
     }
@@ -292,7 +310,7 @@ public abstract class LockStoreContract {
         AcquireAttempt.Granted next = takeOver("job", "b", sight("job", "b"));
         assertFalse(store.release("job", "a", late.version(), 0));
         assertFalse(store.reenter("job", "a", late.version()));
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", late.leaseId()))).confirmed());
+        assertFalse(store.renewSession(sessionOf("a", SHORT_LEASE)).live(), "the takeover ended the holder's session");
         store.abandon("job", "a");
         LockInfo info = store.inspect("job").orElseThrow();
         assertEquals("b", info.owner());
@@ -315,55 +333,115 @@ public abstract class LockStoreContract {
     }
 
     @Test
-    void renewalKeepsALeaseAliveAndConfirmsOnlyOwnClaims() throws InterruptedException {
-        AcquireAttempt.Granted mine = grant("mine", "a", Duration.ofMillis(600));
+    void aSessionRenewalKeepsEveryLockOfItAliveAndTouchesNoLock() throws InterruptedException {
+        Duration lease = Duration.ofMillis(600);
+        AcquireAttempt.Granted mine = grant("mine", "a", lease);
+        AcquireAttempt.Granted also = grant("also-mine", "a:2", lease);
         grant("theirs", "b", LEASE);
+        Sighting before = sight("mine", "c");
         for (int i = 0; i < 4; i++) {
             Thread.sleep(250);
-            Set<String> confirmed = store.renew(List.of(
-                    new LeaseClaim("mine", "a", mine.leaseId()),
-                    new LeaseClaim("theirs", "a", "some-other-lease"),
-                    new LeaseClaim("never-created", "a", "no-lease"))).confirmed();
-            assertEquals(Set.of("mine"), confirmed);
+            assertTrue(store.renewSession(sessionOf("a", lease)).live());
         }
         assertEquals("a", store.inspect("mine").orElseThrow().owner(), "alive after 1 s on a 0.6 s lease");
         assertEquals("b", store.inspect("theirs").orElseThrow().owner());
+        assertEquals(Set.of("mine/" + mine.version(), "also-mine/" + also.version()), heldUnder(sessionOf("a", lease)).stream()
+                .map(held -> held.name() + "/" + held.version()).collect(Collectors.toSet()), "renewals never move a lock's version");
+        assertFalse(sight("mine", "c").state().equals(before.state()), "but every waiter's watch starts again");
     }
 
     @Test
-    void renewalOfAnEarlierAcquisitionIsNotConfirmed() {
-        AcquireAttempt.Granted first = grant("job", "a", SHORT_LEASE);
-        AcquireAttempt.Granted again = takeOver("job", "a", sight("job", "a")); // same owner, a new acquisition
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()))).confirmed());
-        assertEquals(Set.of(), store.renew(List.of(new LeaseClaim("job", "a", first.leaseId()),
-                new LeaseClaim("other", "a", again.leaseId()))).confirmed(), "a lease id only ever matches its own lock");
-        assertEquals(Set.of("job"), store.renew(List.of(new LeaseClaim("job", "a", again.leaseId()))).confirmed());
+    void aTakeoverEndsTheHoldersSessionFirstAndFreesAllItsLocksForWaiters() {
+        grant("job", "a", LEASE);
+        grant("other", "a:2", LEASE);
+        String holders = sessionOf("a", LEASE);
+        Sighting seen = sight("job", "b");
+        assertFalse(seen.endedLongAgo());
+        takeOver("job", "b", seen);
+        assertFalse(store.renewSession(holders).live(), "an ended session is never renewed again");
+        assertFalse(store.renewSession(holders).live(), "and stays ended");
+        Sighting ofTheSameSession = sight("other", "c");
+        assertTrue(ofTheSameSession.endedLongAgo(), "its other locks are taken at once: no second watch");
+        AcquireAttempt.Granted other = takeOver("other", "c", ofTheSameSession);
+        assertEquals(2, other.fencingToken());
+        store.endSession(holders); // the owner's own end of an ended session changes nothing
+        assertFalse(store.renewSession(holders).live());
+    }
+
+    @Test
+    void aTakeoverOfALockWhoseSessionWasRenewedMeanwhileChangesNothing() {
+        AcquireAttempt.Granted held = grant("job", "a", LEASE);
+        Sighting seen = sight("job", "b");
+        assertTrue(store.renewSession(sessionOf("a", LEASE)).live());
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "b", sessionOf("b", LEASE), seen));
+        assertTrue(store.renewSession(sessionOf("a", LEASE)).live(), "the holder's session is still live");
+        assertTrue(store.release("job", "a", held.version(), 0), "and the lock still the holder's");
+    }
+
+    @Test
+    void theOwnerEndingItsSessionFreesItsLocksForWaitersAtOnce() {
+        grant("job", "a", LEASE);
+        store.endSession(sessionOf("a", LEASE));
+        assertFalse(store.renewSession(sessionOf("a", LEASE)).live());
+        Sighting seen = sight("job", "b");
+        assertTrue(seen.endedLongAgo());
+        takeOver("job", "b", seen);
+    }
+
+    @Test
+    void aSessionCheckListsTheLocksHeldUnderItAndNothingElse() {
+        AcquireAttempt.Granted job = grant("job", "m1:1", LEASE);
+        grant("other", "m1:2", LEASE);
+        grant("theirs", "m2:1", LEASE);
+        AcquireAttempt.Granted released = grant("released", "m1:3", LEASE);
+        assertTrue(store.release("released", "m1:3", released.version(), 0));
+        assertTrue(store.reenter("job", "m1:1", job.version()));
+        List<SessionCheck.HeldUnder> held = heldUnder(sessionOf("m1:1", LEASE));
+        assertEquals(Set.of("job", "other"), held.stream().map(SessionCheck.HeldUnder::name).collect(Collectors.toSet()));
+        SessionCheck.HeldUnder first = held.stream().filter(lock -> lock.name().equals("job")).findFirst().orElseThrow();
+        assertEquals("m1:1", first.owner());
+        assertEquals(job.leaseId(), first.leaseId());
+        assertEquals(job.version() + 1, first.version(), "the version to free it by, if nobody here knows it");
+        assertTrue(store.release("job", "m1:1", first.version(), 0));
+        assertEquals(Set.of("other"), heldUnder(sessionOf("m1:1", LEASE)).stream().map(SessionCheck.HeldUnder::name)
+                .collect(Collectors.toSet()));
     }
 
     @Test
     void aClaimAnOperatorEndedIsLostWithTheOperatorsReasonEvenAfterTheNextGrant() {
         AcquireAttempt.Granted held = grant("job", "m1:1", LEASE);
         AcquireAttempt.Granted other = grant("other", "m1:2", LEASE);
+        String session = sessionOf("m1:1", LEASE);
+        long checksBefore = store.renewSession(session).checks();
         assertFalse(releaseByOperator("job", "m2:1", held.version(), "alice", "wedged"), "owner-checked");
         assertFalse(releaseByOperator("job", "m1:1", held.version() + 1, "alice", "wedged"), "version-checked");
         assertTrue(releaseByOperator("job", "m1:1", held.version(), "alice", "wedged since 02:10"));
         assertFalse(releaseByOperator("job", "m1:1", held.version(), "alice", "again"), "free now: nothing to release");
         assertTrue(store.inspect("job").isEmpty(), "free");
+        SessionRenewal renewal = store.renewSession(session);
+        assertTrue(renewal.live(), "the session lives on for its other locks");
+        assertTrue(renewal.checks() > checksBefore, "the holder's manager is told to check its locks");
         LeaseClaim revoked = new LeaseClaim("job", "m1:1", held.leaseId());
-        RenewalOutcome outcome = store.renew(List.of(revoked, new LeaseClaim("other", "m1:2", other.leaseId())));
-        assertEquals(Set.of("other"), outcome.confirmed());
-        assertEquals("released by an operator: wedged since 02:10 (by alice)", outcome.lossReason("job"));
+        SessionCheck check = store.checkSession(session, List.of(revoked, new LeaseClaim("other", "m1:2", other.leaseId())));
+        assertEquals(List.of("other"), check.held().stream().map(SessionCheck.HeldUnder::name).toList());
+        assertEquals("released by an operator: wedged since 02:10 (by alice)", check.lossReason("job"));
         AcquireAttempt.Granted next = grant("job", "m3:1", LEASE);
         assertEquals(held.fencingToken() + 1, next.fencingToken());
-        assertEquals("released by an operator: wedged since 02:10 (by alice)", store.renew(List.of(revoked)).lossReason("job"),
+        assertEquals("released by an operator: wedged since 02:10 (by alice)",
+                store.checkSession(session, List.of(revoked)).lossReason("job"),
                 "still told after the next grant: the revocation names the acquisition it ended");
-        RenewalOutcome nextHolders = store.renew(List.of(new LeaseClaim("job", "m3:1", next.leaseId())));
-        assertEquals(Set.of("job"), nextHolders.confirmed());
+        SessionCheck nextHolders = store.checkSession(sessionOf("m3:1", LEASE), List.of(new LeaseClaim("job", "m3:1", next.leaseId())));
+        assertEquals(List.of("job"), nextHolders.held().stream().map(SessionCheck.HeldUnder::name).toList());
         assertEquals(Map.of(), nextHolders.lossReasons());
         AcquireAttempt.Granted stale = grant("plain", "m1:3", SHORT_LEASE);
         takeOver("plain", "m4:1", sight("plain", "m4:1"));
-        assertEquals(RenewalOutcome.TAKEN_OVER, store.renew(List.of(new LeaseClaim("plain", "m1:3", stale.leaseId())))
-                .lossReason("plain"), "a takeover is no operator's doing");
+        assertEquals(SessionCheck.TAKEN_OVER, store.checkSession(sessionOf("m1:3", SHORT_LEASE),
+                List.of(new LeaseClaim("plain", "m1:3", stale.leaseId()))).lossReason("plain"), "a takeover is no operator's doing");
+    }
+
+    /** The locks the store holds under {@code session}. */
+    protected List<SessionCheck.HeldUnder> heldUnder(String session) {
+        return store.checkSession(session, List.of()).held();
     }
 
     @Test

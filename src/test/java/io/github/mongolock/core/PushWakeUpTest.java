@@ -106,9 +106,9 @@ class PushWakeUpTest {
         MongoLockStore store = new MongoLockStore(locks);
         LockStore counted = new io.github.mongolock.testing.ForwardingLockStore(store) {
             @Override
-            public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+            public AcquireAttempt tryAcquire(String name, String owner, String session) {
                 attempts.incrementAndGet();
-                return super.tryAcquire(name, owner, lease);
+                return super.tryAcquire(name, owner, session);
             }
         };
         LockCoordinator waiting = new LockCoordinator(counted, "waiting:" + System.nanoTime(), Duration.ofSeconds(30),

@@ -114,9 +114,9 @@ final class ScriptedStore extends ForwardingLockStore {
     }
 
     @Override
-    public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
+    public AcquireAttempt tryAcquire(String name, String owner, String session) {
         acquireCalls.incrementAndGet();
-        AcquireAttempt attempt = real.tryAcquire(name, owner, lease);
+        AcquireAttempt attempt = real.tryAcquire(name, owner, session);
         if (loseNextAcquireAnswer) {
             loseNextAcquireAnswer = false;
             throw new LockStoreException("connection reset before the answer arrived (scripted)", new RuntimeException());
@@ -125,13 +125,13 @@ final class ScriptedStore extends ForwardingLockStore {
     }
 
     @Override
-    public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
+    public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
         acquireCalls.incrementAndGet();
-        return real.takeOver(name, owner, lease, sighting);
+        return real.takeOver(name, owner, session, sighting);
     }
 
     @Override
-    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
         handOverCalls.incrementAndGet();
         StoreFault fault = nextHandOverFault;
         nextHandOverFault = null;
@@ -139,10 +139,10 @@ final class ScriptedStore extends ForwardingLockStore {
             throw fault.exception();
         }
         if (fault == StoreFault.LANDS_LATE) {
-            lateWrite.set(() -> real.handOver(name, owner, version, newOwner, lease));
+            lateWrite.set(() -> real.handOver(name, owner, version, newOwner, session));
             throw fault.exception();
         }
-        AcquireAttempt attempt = real.handOver(name, owner, version, newOwner, lease);
+        AcquireAttempt attempt = real.handOver(name, owner, version, newOwner, session);
         if (fault == StoreFault.ANSWER_LOST) {
             throw fault.exception();
         }
@@ -200,7 +200,7 @@ final class ScriptedStore extends ForwardingLockStore {
     }
 
     @Override
-    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
+    public SessionRenewal renewSession(String session) {
         renewCalls.incrementAndGet();
         try {
             renewalGate.await();
@@ -211,6 +211,6 @@ final class ScriptedStore extends ForwardingLockStore {
         if (renewalsFail) {
             throw new LockStoreException("MongoDB unreachable (scripted)", new RuntimeException());
         }
-        return real.renew(claims);
+        return real.renewSession(session);
     }
 }

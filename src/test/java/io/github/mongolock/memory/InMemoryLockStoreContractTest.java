@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.AcquireAttempt;
@@ -63,13 +64,13 @@ class InMemoryLockStoreContractTest extends LockStoreContract {
             }
         };
         InMemoryLockStore stepped = new InMemoryLockStore(database);
-        stepped.tryAcquire("job", "a:1", LEASE);
+        DeadHolder.grant(stepped, "job", "a:1", LEASE);
         assertEquals(now.get().plus(LEASE), stepped.inspect("job").orElseThrow().expiresAt());
-        AcquireAttempt.Busy fresh = assertInstanceOf(AcquireAttempt.Busy.class, stepped.tryAcquire("job", "b:1", LEASE));
+        AcquireAttempt.Busy fresh = assertInstanceOf(AcquireAttempt.Busy.class, stepped.tryAcquire("job", "b:1", stepped.openSession("b", LEASE)));
         assertFalse(fresh.sighting().orElseThrow().endedLongAgo());
         now.set(now.get().plus(Duration.ofMinutes(10)));
         assertTrue(stepped.inspect("job").isEmpty(), "by the database's clock the lease is over");
-        AcquireAttempt.Busy stale = assertInstanceOf(AcquireAttempt.Busy.class, stepped.tryAcquire("job", "b:1", LEASE));
+        AcquireAttempt.Busy stale = assertInstanceOf(AcquireAttempt.Busy.class, stepped.tryAcquire("job", "b:1", stepped.openSession("b", LEASE)));
         assertTrue(stale.sighting().orElseThrow().endedLongAgo(), "unrenewed for 10 minutes on a 30 s lease: the fast path");
     }
 

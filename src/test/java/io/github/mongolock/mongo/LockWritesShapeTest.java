@@ -39,16 +39,17 @@ class LockWritesShapeTest {
     @Test
     void theGrantIsTheSameCommand() {
         String manager = "web-1:0123456789abcdef";
-        Bson before = combine(combine(set("owner", manager + ":7"), set("holds", 1), set("leaseId", "b123"),
-                set("leaseMs", 30_000L), inc("version", 1L), inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"),
+        Bson before = combine(combine(set("owner", manager + ":7"), set("holds", 1), set("leaseId", "s123"),
+                set("session", "s-1"), set("leaseMs", LockDocument.EARLIER_VERSIONS_LEASE_MS), inc("version", 1L), inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"),
                 currentDate("renewedAt"), unset("releasedAt"), unset("freedAt")), pullAll("queue", List.of(manager)));
-        assertEquals(sent(before), sent(LockWrites.take(manager + ":7", Duration.ofSeconds(30), "b123",
+        assertEquals(sent(before), sent(LockWrites.take(manager + ":7", "s-1", "s123",
                 LockWrites.ManagerTerms.of(manager).unqueued())));
-        assertEquals(sent(before), sent(LockWrites.take(manager + ":7", Duration.ofSeconds(30), "b123", List.of(manager))));
-        Bson handOver = combine(set("owner", "o"), set("holds", 1), set("leaseId", "b1"), set("leaseMs", 2L),
+        assertEquals(sent(before), sent(LockWrites.take(manager + ":7", "s-1", "s123", List.of(manager))));
+        Bson handOver = combine(set("owner", "o"), set("holds", 1), set("leaseId", "s1"), set("session", "s-2"),
+                set("leaseMs", LockDocument.EARLIER_VERSIONS_LEASE_MS),
                 inc("version", 1L), inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"), currentDate("renewedAt"),
                 unset("releasedAt"), unset("freedAt"));
-        assertEquals(sent(handOver), sent(LockWrites.take("o", Duration.ofNanos(1_000_001), "b1", List.of())));
+        assertEquals(sent(handOver), sent(LockWrites.take("o", "s-2", "s1", List.of())));
     }
 
     @Test
@@ -64,7 +65,7 @@ class LockWritesShapeTest {
     void releaseAndReentryAreTheSameCommands() {
         assertEquals(sent(and(eq("_id", "n"), eq("owner", "m:3"), eq("version", 41L))),
                 sent(LockWrites.ownedAt("n", "m:3", 41L)));
-        assertEquals(sent(combine(set("owner", null), set("holds", 0), inc("version", 1L), currentDate("freedAt"))),
+        assertEquals(sent(combine(set("owner", null), set("holds", 0), inc("version", 1L), currentDate("freedAt"), unset("session"))),
                 sent(LockWrites.free()));
         assertEquals(sent(combine(inc("holds", 1), inc("version", 1L), currentDate("renewedAt"))),
                 sent(LockWrites.reenter()));

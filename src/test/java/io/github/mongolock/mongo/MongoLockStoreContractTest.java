@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.ServerAddress;
@@ -67,20 +68,29 @@ class MongoLockStoreContractTest extends LockStoreContract {
     @Test
     void storesTheDocumentedShape() {
         AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class,
-                store.tryAcquire("job", "a", Duration.ofSeconds(30)));
-        Document stored = mongo.collection(database, "locks").find().first();
-        assertEquals(List.of("_id", "holds", "owner", "leaseId", "leaseMs", "version", "token", "beat", "acquiredAt", "renewedAt").stream().sorted().toList(),
-                stored.keySet().stream().sorted().toList());
+                store.tryAcquire("job", "a", sessionOf("a", Duration.ofSeconds(30))));
+        Document stored = mongo.collection(database, "locks").find(new Document("_id", "job")).first();
+        assertEquals(List.of("_id", "holds", "owner", "leaseId", "leaseMs", "session", "version", "token", "beat", "acquiredAt",
+                "renewedAt").stream().sorted().toList(), stored.keySet().stream().sorted().toList());
         assertEquals("job", stored.getString("_id"));
         assertEquals("a", stored.getString("owner"));
         assertEquals(1, stored.getInteger("holds"));
         assertEquals(granted.version(), stored.getLong("version"));
         assertEquals(granted.fencingToken(), stored.getLong("token"));
-        assertEquals(30_000L, stored.getLong("leaseMs"));
+        assertEquals(sessionOf("a", Duration.ofSeconds(30)), stored.getString("session"));
+        assertEquals(36_500L * 24 * 3600 * 1000, stored.getLong("leaseMs"), "what an earlier version's waiter sees: a century");
         assertInstanceOf(Date.class, stored.get("renewedAt"));
+        Document session = mongo.collection(database, "locks").find(new Document("_id",
+                new Document("mongolock", "session").append("id", stored.getString("session")))).first();
+        assertEquals(List.of("_id", "manager", "state", "beat", "leaseMs", "checks", "startedAt", "renewedAt").stream().sorted()
+                .toList(), session.keySet().stream().sorted().toList());
+        assertEquals("live", session.getString("state"));
+        assertEquals(30_000L, session.getLong("leaseMs"), "the lease is the session's");
+        assertEquals("a", session.getString("manager"));
         store.release("job", "a", granted.version(), 0);
-        Document released = mongo.collection(database, "locks").find().first();
+        Document released = mongo.collection(database, "locks").find(new Document("_id", "job")).first();
         assertEquals(null, released.getString("owner"));
+        assertFalse(released.containsKey("session"), "a free lock names no session");
         assertEquals(0, released.getInteger("holds"));
         assertEquals(granted.fencingToken(), released.getLong("token"), "the released document keeps its token");
     }
@@ -97,9 +107,9 @@ class MongoLockStoreContractTest extends LockStoreContract {
         Sighting free = sight("job", "m2:1");
         mongo.collection(database, "locks").updateOne(new Document("_id", "job"), new Document("$set",
                 new Document("owner", "m3:1").append("holds", 1)));
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "m2:1", LEASE, free),
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("job", "m2:1", sessionOf("m2:1", LEASE), free),
                 "a takeover of a free lock must not take a held one");
-        assertEquals("m3:1", mongo.collection(database, "locks").find().first().getString("owner"));
+        assertEquals("m3:1", mongo.collection(database, "locks").find(new Document("_id", "job")).first().getString("owner"));
     }
 
     @Test
@@ -113,7 +123,8 @@ class MongoLockStoreContractTest extends LockStoreContract {
         AcquireAttempt.Granted shortLease = grant("short", "m1:1", Duration.ofMillis(500));
         store.joinQueue("short", "gone");
         assertTrue(store.release("short", "m1:1", shortLease.version(), 0));
-        assertEquals(Duration.ofMillis(500), sight("short", "m2:1").holderLease(), "never longer than the lease");
+        assertEquals(MongoLockStore.TURN_GRACE, sight("short", "m2:1").holderLease(),
+                "a free lock does not know its last holder's session lease: the turn grace, whatever it was");
     }
 
     @Test
@@ -121,14 +132,12 @@ class MongoLockStoreContractTest extends LockStoreContract {
         grant("stale", "crashed", Duration.ofMinutes(10));
         grant("fresh", "alive", Duration.ofMinutes(10));
         // Renewed two hours ago by the database's clock: the lease ended 110 minutes ago.
-        mongo.collection(database, "locks").updateOne(new Document("_id", "stale"),
-                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        DeadHolder.renewedAgo(mongo.collection(database, "locks"), "stale", Duration.ofHours(2));
         // Without the database's clock (FerretDB 1.x) the fast path is skipped: the stale lock is watched like any other.
         assertEquals(readsTheDatabaseClock(), sight("stale", "b").endedLongAgo());
         assertFalse(sight("fresh", "b").endedLongAgo());
         // Ended 61 s ago but the lease is 10 minutes: not long enough ago (at least a lease, at least a minute).
-        mongo.collection(database, "locks").updateOne(new Document("_id", "fresh"),
-                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofSeconds(661))))));
+        DeadHolder.renewedAgo(mongo.collection(database, "locks"), "fresh", Duration.ofSeconds(661));
         assertFalse(sight("fresh", "b").endedLongAgo());
     }
 
@@ -144,7 +153,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
         assertEquals("old-node:1:7", first.holder());
         raw.updateOne(new Document("_id", "legacy"), new Document("$set",
                 new Document("renewedAt", Date.from(renewed.toInstant().plusMillis(10_000)))));
-        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("legacy", "b", LEASE, first),
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("legacy", "b", sessionOf("b", LEASE), first),
                 "an old holder's renewal (renewedAt only) spoils the sighting");
         AcquireAttempt.Granted next = takeOver("legacy", "b", sight("legacy", "b"));
         assertEquals(4L, next.fencingToken());
@@ -170,7 +179,11 @@ class MongoLockStoreContractTest extends LockStoreContract {
     @Test
     void aLeaseIsStoredRoundedUpToAWholeMillisecondSoNoWatchIsShorterThanIt() {
         grant("job", "a:1:1", Duration.ofNanos(100_900_000));
-        assertEquals(101L, mongo.collection(database, "locks").find().first().getLong("leaseMs"));
+        MongoCollection<Document> raw = mongo.collection(database, "locks");
+        String session = raw.find(new Document("_id", "job")).first().getString("session");
+        assertEquals(101L, raw.find(new Document("_id", new Document("mongolock", "session").append("id", session))).first()
+                .getLong("leaseMs"), "the session's lease, which waiters watch");
+        assertEquals(Duration.ofMillis(101), sight("job", "b:1:1").holderLease());
         AcquireAttempt.Granted held = grant("kept", "a:1:2", LEASE);
         assertTrue(store.releaseKeeping("kept", "a:1:2", held.version(), Duration.ofNanos(200_000_001)));
         assertEquals(201L, mongo.collection(database, "locks").find(new Document("_id", "kept")).first().getLong("leaseMs"));
@@ -189,9 +202,12 @@ class MongoLockStoreContractTest extends LockStoreContract {
     void withRetryableWritesOffEveryOperationStillWorks() {
         try (MongoClient noRetries = MongoClients.create(mongo.uri() + "/?retryWrites=false&retryReads=false")) {
             LockStore plain = new MongoLockStore(noRetries.getDatabase(database).getCollection("plain-locks"));
-            AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class, plain.tryAcquire("job", "a", LEASE));
+            String session = plain.openSession("a", LEASE);
+            AcquireAttempt.Granted granted = assertInstanceOf(AcquireAttempt.Granted.class, plain.tryAcquire("job", "a", session));
             assertTrue(plain.reenter("job", "a", granted.version()));
-            assertEquals(Set.of("job"), plain.renew(List.of(new LeaseClaim("job", "a", granted.leaseId()))).confirmed());
+            assertTrue(plain.renewSession(session).live());
+            assertEquals(List.of("job"), plain.checkSession(session, List.of(new LeaseClaim("job", "a", granted.leaseId())))
+                    .held().stream().map(io.github.mongolock.core.SessionCheck.HeldUnder::name).toList());
             assertTrue(plain.release("job", "a", granted.version() + 1, 1));
             assertEquals(java.util.OptionalLong.of(granted.version() + 3), plain.resync("job", "a", granted.leaseId(), 0));
             assertTrue(plain.inspect("job").isEmpty());

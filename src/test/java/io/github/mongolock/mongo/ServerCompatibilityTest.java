@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.DeadHolder;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.LockConfigurationException;
@@ -166,15 +167,15 @@ class ServerCompatibilityTest {
                 new ServerProfile(null, false, true));
         MongoLockStore throughRouter = new MongoLockStore(raw, MongoLockStore.DEFAULT_TIMEOUT, LockMetrics.NONE,
                 new ServerProfile(null, true, true));
-        direct.tryAcquire("stale", "crashed:0:1", Duration.ofMinutes(10));
+        DeadHolder.grant(direct, "stale", "crashed:0:1", Duration.ofMinutes(10));
         // Renewed two hours ago by the shard's clock, as a router's clock two hours ahead would also make it look.
         renewedTwoHoursAgo(raw, "stale");
         Sighting routed = assertInstanceOf(AcquireAttempt.Busy.class, throughRouter.tryAcquire("stale", "b:0:1",
-                Duration.ofMinutes(10))).sighting().orElseThrow();
+                throughRouter.openSession("b:0", Duration.ofMinutes(10)))).sighting().orElseThrow();
         assertFalse(routed.endedLongAgo(), "a router's $$NOW is another machine's clock: no fast path behind one");
         assertEquals("crashed:0:1", throughRouter.inspect("stale").orElseThrow().owner(), "reported as stored");
         Sighting unrouted = assertInstanceOf(AcquireAttempt.Busy.class, direct.tryAcquire("stale", "b:0:1",
-                Duration.ofMinutes(10))).sighting().orElseThrow();
+                direct.openSession("b:0", Duration.ofMinutes(10)))).sighting().orElseThrow();
         assertEquals(mongo.evaluatesNow(), unrouted.endedLongAgo(), "one server's clock on both sides: the fast path");
     }
 
@@ -183,16 +184,15 @@ class ServerCompatibilityTest {
         String database = mongo.freshDatabase();
         MongoCollection<Document> raw = mongo.collection(database, "locks");
         MongoLockStore unchecked = new MongoLockStore(raw);
-        unchecked.tryAcquire("stale", "crashed:0:1", Duration.ofMinutes(10));
+        DeadHolder.grant(unchecked, "stale", "crashed:0:1", Duration.ofMinutes(10));
         renewedTwoHoursAgo(raw, "stale");
         Sighting seen = assertInstanceOf(AcquireAttempt.Busy.class, unchecked.tryAcquire("stale", "b:0:1",
-                Duration.ofMinutes(10))).sighting().orElseThrow();
+                unchecked.openSession("b:0", Duration.ofMinutes(10)))).sighting().orElseThrow();
         assertFalse(seen.endedLongAgo(), "it cannot know whether a router sits in between");
     }
 
     /** A held lock whose last renewal, by the database's clock, was two hours ago: the fast path's case. */
     private static void renewedTwoHoursAgo(MongoCollection<Document> raw, String name) {
-        raw.updateOne(new Document("_id", name),
-                new Document("$set", new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        DeadHolder.renewedAgo(raw, name, Duration.ofHours(2));
     }
 }

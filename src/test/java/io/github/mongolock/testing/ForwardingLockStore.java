@@ -3,7 +3,8 @@ package io.github.mongolock.testing;
 import io.github.mongolock.LockInfo;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
-import io.github.mongolock.core.RenewalOutcome;
+import io.github.mongolock.core.SessionCheck;
+import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.Sighting;
 import java.time.Duration;
@@ -21,13 +22,13 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public AcquireAttempt tryAcquire(String name, String owner, Duration lease) {
-        return real.tryAcquire(name, owner, lease);
+    public AcquireAttempt tryAcquire(String name, String owner, String session) {
+        return real.tryAcquire(name, owner, session);
     }
 
     @Override
-    public AcquireAttempt takeOver(String name, String owner, Duration lease, Sighting sighting) {
-        return real.takeOver(name, owner, lease, sighting);
+    public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
+        return real.takeOver(name, owner, session, sighting);
     }
 
     @Override
@@ -41,8 +42,8 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, Duration lease) {
-        return real.handOver(name, owner, version, newOwner, lease);
+    public AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
+        return real.handOver(name, owner, version, newOwner, session);
     }
 
     @Override
@@ -71,8 +72,23 @@ public abstract class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public RenewalOutcome renew(Collection<LeaseClaim> claims) {
-        return real.renew(claims);
+    public String openSession(String manager, Duration lease) {
+        return real.openSession(manager, lease);
+    }
+
+    @Override
+    public SessionRenewal renewSession(String session) {
+        return real.renewSession(session);
+    }
+
+    @Override
+    public void endSession(String session) {
+        real.endSession(session);
+    }
+
+    @Override
+    public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
+        return real.checkSession(session, claims);
     }
 
     @Override

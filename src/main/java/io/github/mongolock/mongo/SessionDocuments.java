@@ -1,0 +1,198 @@
+package io.github.mongolock.mongo;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Projections.include;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.currentDate;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
+import static io.github.mongolock.mongo.LockDocument.BEAT;
+import static io.github.mongolock.mongo.LockDocument.CHECKS;
+import static io.github.mongolock.mongo.LockDocument.ENDED;
+import static io.github.mongolock.mongo.LockDocument.ENDED_AT;
+import static io.github.mongolock.mongo.LockDocument.ENDED_BY;
+import static io.github.mongolock.mongo.LockDocument.HOLDS;
+import static io.github.mongolock.mongo.LockDocument.ID;
+import static io.github.mongolock.mongo.LockDocument.LEASE_ID;
+import static io.github.mongolock.mongo.LockDocument.LEASE_MS;
+import static io.github.mongolock.mongo.LockDocument.LIVE;
+import static io.github.mongolock.mongo.LockDocument.MANAGER;
+import static io.github.mongolock.mongo.LockDocument.OWNER;
+import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_BY;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_OWNER;
+import static io.github.mongolock.mongo.LockDocument.REVOKED_REASON;
+import static io.github.mongolock.mongo.LockDocument.SESSION;
+import static io.github.mongolock.mongo.LockDocument.STARTED_AT;
+import static io.github.mongolock.mongo.LockDocument.STATE;
+import static io.github.mongolock.mongo.LockDocument.VERSION;
+import static io.github.mongolock.mongo.LockDocument.number;
+import static io.github.mongolock.mongo.LockDocument.sessionId;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Field;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.UpdateOptions;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.SessionCheck;
+import io.github.mongolock.core.SessionRenewal;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bson.Document;
+import org.bson.types.ObjectId;
+
+/**
+ * The session documents of {@link MongoLockStore}, in the lock collection under a document {@code _id}:
+ *
+ * <pre>{@code
+ * { _id: { mongolock: "session", id: "65f1c0a2e4b0c1d2e3f4a5b6" },
+ *   manager:  "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c",
+ *   state:    "live" | "ended",      // an ended session never becomes live again
+ *   beat:     NumberLong(812),       // +1 on every renewal: what waiters watch
+ *   leaseMs:  NumberLong(30000),     // the session's lease: every lock held under it has this lease
+ *   checks:   NumberLong(0),         // +1 when an operator released one of its locks: its manager checks them
+ *   startedAt, renewedAt, endedAt: ISODate(...),   // database clock, for people (and the fast path)
+ *   endedBy:  "web-2-...:..." | "its manager" | "alice@ops-host" }
+ * }</pre>
+ *
+ * Every write here is one single-document compare-and-set: the renewal matches only a live session, and a
+ * waiter's expiry only the exact {@code beat} it watched unchanged for a lease. Nothing here compares clocks.
+ * Thread-safe.
+ */
+final class SessionDocuments {
+
+    private static final System.Logger LOG = System.getLogger(SessionDocuments.class.getName());
+    private static final FindOneAndUpdateOptions AFTER = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
+    /** The index the session check reads through: sparse, since only held locks have a session. */
+    static final String INDEX = "mongolock_session";
+
+    private final MongoCollection<Document> locks;
+    private final StoreCalls calls;
+    private volatile boolean indexed;
+
+    SessionDocuments(MongoCollection<Document> locks, StoreCalls calls) {
+        this.locks = locks;
+        this.calls = calls;
+    }
+
+    String open(String manager, Duration lease) {
+        indexOnce();
+        String session = new ObjectId().toHexString();
+        // One upsert on a new id (so it inserts), dated by the database: an insert cannot take $currentDate.
+        calls.call("open session", session, () -> locks.updateOne(eq(ID, sessionId(session)), combine(
+                setOnInsert(MANAGER, manager), setOnInsert(STATE, LIVE), setOnInsert(BEAT, 0L),
+                setOnInsert(LEASE_MS, LockWrites.wholeMillisUp(lease)), setOnInsert(CHECKS, 0L),
+                currentDate(STARTED_AT), currentDate(RENEWED_AT)), new UpdateOptions().upsert(true)));
+        return session;
+    }
+
+    SessionRenewal renew(String session) {
+        Document after = calls.call("renew session", session, () -> locks.findOneAndUpdate(
+                and(eq(ID, sessionId(session)), eq(STATE, LIVE)), combine(inc(BEAT, 1L), currentDate(RENEWED_AT)), AFTER));
+        return after == null ? SessionRenewal.ENDED : new SessionRenewal(true, number(after, CHECKS));
+    }
+
+    /** The owner ends its session, whatever its beat. */
+    void end(String session, String by) {
+        calls.call("end session", session, () -> locks.updateOne(and(eq(ID, sessionId(session)), eq(STATE, LIVE)),
+                combine(set(STATE, ENDED), set(ENDED_BY, by), currentDate(ENDED_AT))));
+    }
+
+    /**
+     * A waiter ends a session it watched unrenewed for a lease: only if it is still live with the very
+     * {@code beat} watched. False when it moved (renewed: the waiter watches again; or ended by someone else).
+     */
+    boolean expire(String session, Object beat, String by) {
+        return calls.call("end session", session, () -> locks.updateOne(
+                and(eq(ID, sessionId(session)), eq(STATE, LIVE), eq(BEAT, beat)),
+                combine(set(STATE, ENDED), set(ENDED_BY, by), currentDate(ENDED_AT)))).getModifiedCount() == 1;
+    }
+
+    /** The session's document (with the database's time when {@code withServerClock}); null when there is none. */
+    Document read(String session, String lock, boolean withServerClock) {
+        if (withServerClock) {
+            try {
+                return calls.call("inspect the session of", lock, () -> locks.aggregate(List.of(
+                        Aggregates.match(eq(ID, sessionId(session))),
+                        Aggregates.addFields(new Field<>(LockDocument.SERVER_NOW, "$$NOW")))).first());
+            } catch (LockStoreException failure) {
+                if (!(failure.getCause() instanceof MongoCommandException)) {
+                    throw failure;
+                }
+            }
+        }
+        return calls.call("inspect the session of", lock, () -> locks.find(eq(ID, sessionId(session))).first());
+    }
+
+    /** The locks held under {@code session}, and why the store thinks any of {@code claims} not among them was lost. */
+    SessionCheck check(String session, Collection<LeaseClaim> claims) {
+        List<SessionCheck.HeldUnder> held = new ArrayList<>();
+        Set<String> found = new HashSet<>();
+        calls.call("check the locks of session", session, () -> locks.find(and(eq(SESSION, session), gt(HOLDS, 0)))
+                .projection(include(OWNER, LEASE_ID, VERSION)).into(new ArrayList<>()))
+                .forEach(document -> {
+                    if (document.get(ID) instanceof String name && document.get(OWNER) instanceof String owner) {
+                        String leaseId = document.getString(LEASE_ID);
+                        held.add(new SessionCheck.HeldUnder(name, owner, leaseId, number(document, VERSION)));
+                        found.add(owner + "/" + leaseId);
+                    }
+                });
+        Map<String, LeaseClaim> lost = new HashMap<>();
+        for (LeaseClaim claim : claims) {
+            if (!found.contains(claim.owner() + "/" + claim.leaseId())) {
+                lost.put(claim.name(), claim);
+            }
+        }
+        Map<String, String> reasons = new HashMap<>();
+        if (!lost.isEmpty()) {
+            calls.call("check", lost.size() + " lost lock(s) of session " + session, () -> locks.find(in(ID, lost.keySet()))
+                    .projection(include(REVOKED_OWNER, REVOKED_BY, REVOKED_REASON)).into(new ArrayList<>()))
+                    .forEach(document -> {
+                        LeaseClaim claim = lost.get(String.valueOf(document.get(ID)));
+                        // Owners are unique per acquisition, so a recorded revocation naming it is this claim's own,
+                        // even when the lock has been granted again since (a grant leaves the revocation fields).
+                        if (claim != null && claim.owner().equals(document.getString(REVOKED_OWNER))) {
+                            reasons.put(claim.name(), SessionCheck.releasedByOperator(
+                                    String.valueOf(document.get(REVOKED_BY)), String.valueOf(document.get(REVOKED_REASON))));
+                        }
+                    });
+        }
+        return new SessionCheck(held, reasons);
+    }
+
+    /**
+     * The session check's index, created once per store when the first session opens; best effort: a user
+     * without the right to create indexes gets a collection scan per check (every few minutes), and a warning.
+     */
+    private void indexOnce() {
+        if (indexed) {
+            return;
+        }
+        try {
+            calls.call("index the sessions of", "(sessions)", () -> locks.createIndex(Indexes.ascending(SESSION),
+                    new IndexOptions().name(INDEX).sparse(true)));
+        } catch (LockStoreException refused) {
+            LOG.log(Level.WARNING, "mongolock could not create the index {0} on {1}.session ({2}); the session check reads"
+                    + " without it. Create it with db.{1}.createIndex('{'session: 1'}', '{'name: \"{0}\", sparse: true'}')",
+                    INDEX, locks.getNamespace().getCollectionName(), refused.getMessage());
+        }
+        indexed = true;
+    }
+}
