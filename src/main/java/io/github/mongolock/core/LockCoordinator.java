@@ -112,22 +112,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses::leaseLost);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
-        this.observation = metrics.observe(new LockMetrics.Observed() {
-            @Override
-            public String instanceId() {
-                return ownerPrefix;
-            }
-
-            @Override
-            public Map<String, Long> locksHeldByGroup() {
-                return owned.heldByGroup();
-            }
-
-            @Override
-            public String pushWakeUp() {
-                return releaseFeed.status().name();
-            }
-        });
+        this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
     }
 
     @Override
@@ -406,4 +391,5 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return new LockInterruptedException("Interrupted while waiting for lock \"" + name
                 + "\"; nothing was acquired and the interrupt flag is kept.", cause);
     }
+
 }

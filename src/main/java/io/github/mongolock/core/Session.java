@@ -21,8 +21,8 @@ final class Session {
 
     /** Every this many renewals the locks under the session are checked even when nothing asked for it. */
     static final int CHECK_EVERY = 60;
-    /** After an unknown outcome, this many renewals in a row check (a request may land late). */
-    static final int CHECKS_AFTER_UNKNOWN = 3;
+    /** After an unknown outcome, this many renewals in a row check (two leases: a request may land late). */
+    static final int CHECKS_AFTER_UNKNOWN = 6;
 
     final String id;
     final Duration lease;
@@ -34,8 +34,8 @@ final class Session {
     /** Renewals left that must check the session's locks. Guarded by {@code this}. */
     private int checksDue;
     private int renewalsSinceCheck;
-    /** The store's check counter as last seen ({@link SessionRenewal#checks}); -1 before the first renewal. */
-    private long checksSeen = -1;
+    /** The store's check counter as last seen ({@link SessionRenewal#checks}): a new session starts at 0. */
+    private long checksSeen;
     /** When a lock was last granted or held under it: an idle session is ended after a while. */
     private volatile long lastUsedNanos;
 
@@ -69,7 +69,7 @@ final class Session {
         if (until - confirmedUntilNanos > 0) {
             confirmedUntilNanos = until;
         }
-        if (checksSeen >= 0 && storeChecks != checksSeen) {
+        if (storeChecks != checksSeen) {
             checksDue = Math.max(checksDue, 1); // an operator changed a lock of this session (LockAdmin)
         }
         checksSeen = storeChecks;

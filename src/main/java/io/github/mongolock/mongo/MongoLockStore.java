@@ -66,79 +66,44 @@ import org.bson.types.ObjectId;
 import org.bson.conversions.Bson;
 
 /**
- * The lock protocol on a MongoDB collection: one document per lock name.
+ * The lock protocol on a MongoDB collection: one document per lock name, one per session of a manager
+ * ({@link SessionDocuments}), and the collection's state ({@link TokenFloor}, {@link IdleLockCleaner}), all in the
+ * one collection. The documents, field by field, and every operation: docs/protocol.md ("The document",
+ * "The protocol"); the field names are spelt in {@code LockDocument}.
  *
- * <pre>{@code
- * {
- *   _id:        "invoice-run",          // the lock name, only ever used as a string value
- *   owner:      "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c:42" | null,   // <instance-id>:<manager nonce>:<acquisition number>; null when free
- *   holds:      1,                      // the owner's hold count; 0 when free
- *   version:    NumberLong(17),         // +1 on every acquisition, takeover, re-entry, release and resync (the compare-and-set key)
- *   token:      NumberLong(6),          // fencing token: +1 on every fresh acquisition, never lower for a name (see below)
- *   beat:       NumberLong(1203),       // +1 on every renewal: what waiters watch
- *   leaseId:    "b6740c1f2a9e8b3d1c0f4e2a7", // unique per fresh acquisition; renewals match on it ("b": renews beat)
- *   leaseMs:    NumberLong(30000),      // the holder's lease length
- *   acquiredAt: ISODate(...),           // database clock, at the fresh acquisition (for people)
- *   renewedAt:  ISODate(...),           // database clock, at the last acquisition, re-entry or renewal (for people, and the fast path)
- *   queue:      ["web-2-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c"], // managers waiting for it, in arrival order (absent or [] when none)
- *   releasedAt: ISODate(...),           // database clock, when a holder released it with a minimum hold left (see below)
- *   freedAt:    ISODate(...),           // database clock, when it was last left free (only while free; for the idle clean-up)
- *   revokedOwner: "web-1-4711-3f2a:9c0e...:42", // the last release by an operator (LockAdmin): the acquisition it ended,
- *   revokedBy:  "alice@ops-host",       //   who, when (database clock) and why; for people, and for the renewal's
- *   revokedAt:  ISODate(...),           //   check read, which tells that holder the reason. Never part of a filter
- *   revokedReason: "wedged since 02:10" //   and left in place by later grants.
- * }
+ * <p><b>Sessions.</b> A grant writes the lock's owner, a new lease id ({@value LockDocument#SESSION_HELD}...) and
+ * its {@code session}; the manager renews the session document, never the lock. A waiter reads the lock, then its
+ * session, and watches both ({@link HeldBySession}); {@link #takeOver} of such a lock first ends the session by a
+ * compare-and-set on the beat watched, then takes the lock by a compare-and-set on its state and session. The
+ * lock's own {@code leaseMs} is {@link LockDocument#EARLIER_VERSIONS_LEASE_MS}, so a waiter of the previous
+ * version never takes a session lock over. Locks of no session (kept by a minimum hold, or held by the previous
+ * version) are watched by their own state as before ({@link WatchedState}).
  *
- * { _id: { mongolock: "collection" },   // the one document that is no lock (its _id is no string)
- *   tokenFloor:   NumberLong(41),       // the highest token of any lock document removed as idle
- *   cleanUpDueAt: ISODate(...),         // when the next idle clean-up is due, and who ran the last one
- *   cleanUpBy:    "web-1-4711-3f2a:9c0e51d27a4b4e0f8d3c2b1a0f9e8d7c" }
- * }</pre>
+ * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}} (and the queue empty or
+ * headed by the caller's manager): it takes a free lock or creates a new one in one round trip, and a
+ * duplicate-key error means the lock is held. Every filter is an equality: no {@code $expr}, no {@code $$NOW}.
+ * The one use of the database's clock is the fast path for a session (or a lock of no session) unrenewed very
+ * long ago ({@link #LONG_AGO}), read with {@code $$NOW} in the same aggregation, skipped where the server refuses
+ * that aggregation or sits behind a router; and the end of a minimum hold, which nobody is inside. Every change
+ * filters on {@code _id} and {@code owner}, and re-entry and release also on {@code version}.
  *
- * <p><b>Idle documents.</b> {@link IdleLockCleaner} removes lock documents left free for a day (by default),
- * after raising {@code tokenFloor} to their highest token; a lock document the acquire creates takes a token
- * above the floor ({@code TokenFloor}), so a name's tokens never go back.
- *
- * <p><b>Fairness</b> (docs/fairness.md): a free lock whose queue is not empty is taken only by the
- * manager at the queue's head; every grant pulls the grantee's manager from the queue. The queue is
- * written with {@code $addToSet} and {@code $pullAll} only and never moves {@code version} or
- * {@code beat}. {@link #handOver} gives the lock from one acquisition to the next of the same manager
+ * <p><b>Fairness</b> (docs/fairness.md): a free lock whose queue is not empty is taken only by the manager at the
+ * queue's head; every grant pulls the grantee's manager from the queue ({@code $addToSet}, {@code $pullAll}, never
+ * moving {@code version}). {@link #handOver} gives the lock from one acquisition to the next of the same manager
  * in one compare-and-set on {@code {_id, owner, version}}.
  *
- * <p><b>Minimum hold.</b> A release before the acquisition's minimum hold is over
- * ({@link #releaseKeeping}) leaves {@code owner} and {@code holds: 1}, sets {@code releasedAt}, and turns
- * the lease into one nobody renews, {@code leaseMs} being the time left: waiters take it over once it
- * stays unchanged that long, as they would a crashed holder's, or as soon as the database's clock says
- * {@code releasedAt + leaseMs} has passed. That is the one decision a server clock may make alone,
- * because nobody is inside such a lock: a clock step can end a minimum hold early or late, never let two
- * holders overlap. Every grant removes {@code releasedAt}.
+ * <p><b>Minimum hold.</b> A release before the minimum hold is over ({@link #releaseKeeping}) leaves
+ * {@code holds: 1}, sets {@code releasedAt}, leaves the session, and turns the lease into one nobody renews of the
+ * time left: waiters take it over once it stays unchanged that long, or once the database's clock says
+ * {@code releasedAt + leaseMs} has passed (a clock step can end a minimum hold early or late, never let two
+ * holders overlap). Every grant removes {@code releasedAt}.
  *
- * <p><b>No wall clock decides.</b> Acquisition is an upsert on {@code {_id, holds: 0}} (and the queue
- * empty or headed by the caller's manager): it takes a free lock or creates a new one in one round trip, and a duplicate-key error means the lock is held.
- * The holder's renewals move {@code beat} (and {@code renewedAt}); a waiter reads the lock's state
- * ({@code version}, {@code beat}, {@code renewedAt}) and takes the lock over only when the coordinator
- * has seen that very state unchanged for a whole lease on its own monotonic clock, with a
- * compare-and-set whose filter is that state: equality filters only, no {@code $expr}, no
- * {@code $$NOW}. The one use of the database's clock is the fast path for a lease that ended very long
- * ago ({@link #LONG_AGO}): it reads {@code $$NOW} in the same aggregation, and is skipped where the
- * server refuses that aggregation. Every other change filters on {@code _id} and {@code owner}, and
- * re-entry and release also on {@code version}. Renewal never moves {@code version}, so it never makes
- * the owner's own compare-and-set fail. Released documents stay, so tokens keep growing.
+ * <p>Writes use majority write concern and reads go to the primary with majority read concern, whatever the
+ * collection given was configured with. Thread-safe.
  *
- * <p><b>Older versions.</b> Documents written before {@code beat} existed work as they are: a missing
- * {@code beat} is part of the state like any value. A holder still running the earlier version renews
- * {@code renewedAt} only; its lease id lacks the {@value LockDocument#BEAT_RENEWED} prefix, so for its locks
- * {@code renewedAt} is part of the watched state and of the takeover's filter, and it is seen renewing. Old
- * waiters judge leases by {@code renewedAt + leaseMs <= $$NOW} as before; this version keeps writing
- * both fields, so during a rolling upgrade the old rule still works (with its clock assumption) until the
- * last old node is gone.
- *
- * <p>Writes use majority write concern and reads go to the primary with majority read concern,
- * whatever the collection given was configured with. Thread-safe.
- *
- * <p><b>Its parts</b>, package-private: {@code LockDocument} (the field names above), {@code WatchedState}
- * (a waiter's sighting, and the takeover's filter on it), {@code LockWrites} (the grant), {@code StoreCalls}
- * (every request, and what its failures become) and {@code BatchRenewal} (a renewal round).
+ * <p><b>Its parts</b>, package-private: {@code LockDocument} (the field names), {@code WatchedState} and
+ * {@code HeldBySession} (a waiter's sighting, and the takeover's filter on it), {@code LockWrites} (the grant),
+ * {@code StoreCalls} (every request, and what its failures become) and {@code SessionDocuments} (the sessions).
  */
 public final class MongoLockStore implements LockStore {
 
@@ -268,7 +233,8 @@ public final class MongoLockStore implements LockStore {
             return AcquireAttempt.Busy.unknown();
         }
         if (HeldBySession.isHeldBySession(state)) {
-            return AcquireAttempt.Busy.seen(sessionSighting(name, state), queue(state).contains(manager));
+            return AcquireAttempt.Busy.seen(HeldBySession.sightingOf(state, sessions.read(state.getString(LockDocument.SESSION),
+                    name, calls.server("inspect", name).oneClock())), queue(state).contains(manager));
         }
         Sighting sighting = WatchedState.sightingOf(state);
         String head = ((WatchedState) sighting.state()).head();
@@ -282,7 +248,7 @@ public final class MongoLockStore implements LockStore {
     @Override
     public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
         if (sighting.state() instanceof HeldBySession seen) {
-            return takeFromSession(name, owner, session, seen);
+            return sessions.takeOver(name, owner, session, seen);
         }
         if (!(sighting.state() instanceof WatchedState seen)) {
             throw new IllegalArgumentException("not a sighting of this store: " + sighting);
@@ -297,33 +263,6 @@ public final class MongoLockStore implements LockStore {
         Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
                 take(owner, session, leaseId, unqueued), BEFORE));
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
-    }
-
-    /**
-     * The takeover of a lock held under a session the waiter watched unrenewed for its lease: first the session
-     * ends (the compare-and-set on the beat watched: a renewal since makes it miss, and the holder's renewals miss
-     * from then on), then the lock is taken by the compare-and-set on its state seen. Without the first step the
-     * holder's renewal could land after the take and make it believe again (spec/MongoLockSessions.tla,
-     * "TakeUnexpired"). The session's other locks become free to take at once for every waiter.
-     */
-    private AcquireAttempt takeFromSession(String name, String owner, String session, HeldBySession seen) {
-        String manager = LockStore.managerOf(owner);
-        if (!seen.sessionEnded() && !sessions.expire(seen.session(), seen.sessionBeat(), manager)) {
-            Document now = sessions.read(seen.session(), name, false);
-            if (now != null && LockDocument.LIVE.equals(now.get(LockDocument.STATE))) {
-                return AcquireAttempt.Busy.unknown(); // renewed since: the holder is alive, watch again
-            }
-        }
-        String leaseId = newLeaseId();
-        Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
-                take(owner, session, leaseId, List.of(manager)), BEFORE));
-        return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
-    }
-
-    /** The sighting of a lock held under a session: the lock as read, and its session read after it. */
-    private Sighting sessionSighting(String name, Document lock) {
-        return HeldBySession.sightingOf(lock, sessions.read(lock.getString(LockDocument.SESSION), name,
-                calls.server("inspect", name).oneClock()));
     }
 
     @Override

@@ -43,7 +43,9 @@ import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.UpdateOptions;
 import io.github.mongolock.LockStoreException;
+import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
+import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
 import java.lang.System.Logger.Level;
@@ -80,6 +82,7 @@ final class SessionDocuments {
 
     private static final System.Logger LOG = System.getLogger(SessionDocuments.class.getName());
     private static final FindOneAndUpdateOptions AFTER = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
+    private static final FindOneAndUpdateOptions BEFORE = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
     /** The index the session check reads through: sparse, since only held locks have a session. */
     static final String INDEX = "mongolock_session";
 
@@ -93,25 +96,46 @@ final class SessionDocuments {
     }
 
     String open(String manager, Duration lease) {
-        indexOnce();
         String session = new ObjectId().toHexString();
         // One upsert on a new id (so it inserts), dated by the database: an insert cannot take $currentDate.
-        calls.call("open session", session, () -> locks.updateOne(eq(ID, sessionId(session)), combine(
+        calls.call("open", StoreCalls.SESSION_SUBJECT + session, () -> locks.updateOne(eq(ID, sessionId(session)), combine(
                 setOnInsert(MANAGER, manager), setOnInsert(STATE, LIVE), setOnInsert(BEAT, 0L),
                 setOnInsert(LEASE_MS, LockWrites.wholeMillisUp(lease)), setOnInsert(CHECKS, 0L),
                 currentDate(STARTED_AT), currentDate(RENEWED_AT)), new UpdateOptions().upsert(true)));
+        indexOnce(); // after the first write that worked: an unreachable server costs one failure, not two
         return session;
     }
 
     SessionRenewal renew(String session) {
-        Document after = calls.call("renew session", session, () -> locks.findOneAndUpdate(
+        Document after = calls.call("renew", StoreCalls.SESSION_SUBJECT + session, () -> locks.findOneAndUpdate(
                 and(eq(ID, sessionId(session)), eq(STATE, LIVE)), combine(inc(BEAT, 1L), currentDate(RENEWED_AT)), AFTER));
         return after == null ? SessionRenewal.ENDED : new SessionRenewal(true, number(after, CHECKS));
     }
 
+    /**
+     * The takeover of a lock held under a session the waiter watched unrenewed for its lease: first the session
+     * ends (the compare-and-set on the beat watched: a renewal since makes it miss, and the holder's renewals miss
+     * from then on), then the lock is taken by the compare-and-set on its state seen. Without the first step the
+     * holder's renewal could land after the take and make it believe again (spec/MongoLockSessions.tla,
+     * "TakeUnexpired"). The session's other locks become free to take at once for every waiter.
+     */
+    AcquireAttempt takeOver(String name, String owner, String session, HeldBySession seen) {
+        String manager = LockStore.managerOf(owner);
+        if (!seen.sessionEnded() && !expire(seen.session(), seen.sessionBeat(), manager)) {
+            Document now = read(seen.session(), name, false);
+            if (now != null && LockDocument.LIVE.equals(now.get(LockDocument.STATE))) {
+                return AcquireAttempt.Busy.unknown(); // renewed since: the holder is alive, watch again
+            }
+        }
+        String leaseId = LockWrites.newLeaseId();
+        Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
+                LockWrites.take(owner, session, leaseId, List.of(manager)), BEFORE));
+        return before == null ? AcquireAttempt.Busy.unknown() : LockWrites.granted(before, leaseId);
+    }
+
     /** The owner ends its session, whatever its beat. */
     void end(String session, String by) {
-        calls.call("end session", session, () -> locks.updateOne(and(eq(ID, sessionId(session)), eq(STATE, LIVE)),
+        calls.call("end", StoreCalls.SESSION_SUBJECT + session, () -> locks.updateOne(and(eq(ID, sessionId(session)), eq(STATE, LIVE)),
                 combine(set(STATE, ENDED), set(ENDED_BY, by), currentDate(ENDED_AT))));
     }
 
@@ -120,7 +144,7 @@ final class SessionDocuments {
      * {@code beat} watched. False when it moved (renewed: the waiter watches again; or ended by someone else).
      */
     boolean expire(String session, Object beat, String by) {
-        return calls.call("end session", session, () -> locks.updateOne(
+        return calls.call("end", StoreCalls.SESSION_SUBJECT + session, () -> locks.updateOne(
                 and(eq(ID, sessionId(session)), eq(STATE, LIVE), eq(BEAT, beat)),
                 combine(set(STATE, ENDED), set(ENDED_BY, by), currentDate(ENDED_AT)))).getModifiedCount() == 1;
     }
@@ -145,7 +169,7 @@ final class SessionDocuments {
     SessionCheck check(String session, Collection<LeaseClaim> claims) {
         List<SessionCheck.HeldUnder> held = new ArrayList<>();
         Set<String> found = new HashSet<>();
-        calls.call("check the locks of session", session, () -> locks.find(and(eq(SESSION, session), gt(HOLDS, 0)))
+        calls.call("check the locks of", StoreCalls.SESSION_SUBJECT + session, () -> locks.find(and(eq(SESSION, session), gt(HOLDS, 0)))
                 .projection(include(OWNER, LEASE_ID, VERSION)).into(new ArrayList<>()))
                 .forEach(document -> {
                     if (document.get(ID) instanceof String name && document.get(OWNER) instanceof String owner) {
@@ -162,7 +186,7 @@ final class SessionDocuments {
         }
         Map<String, String> reasons = new HashMap<>();
         if (!lost.isEmpty()) {
-            calls.call("check", lost.size() + " lost lock(s) of session " + session, () -> locks.find(in(ID, lost.keySet()))
+            calls.call("check the lost locks of", StoreCalls.SESSION_SUBJECT + session, () -> locks.find(in(ID, lost.keySet()))
                     .projection(include(REVOKED_OWNER, REVOKED_BY, REVOKED_REASON)).into(new ArrayList<>()))
                     .forEach(document -> {
                         LeaseClaim claim = lost.get(String.valueOf(document.get(ID)));
@@ -186,7 +210,7 @@ final class SessionDocuments {
             return;
         }
         try {
-            calls.call("index the sessions of", "(sessions)", () -> locks.createIndex(Indexes.ascending(SESSION),
+            calls.call("create", StoreCalls.SESSION_SUBJECT + "index " + INDEX, () -> locks.createIndex(Indexes.ascending(SESSION),
                     new IndexOptions().name(INDEX).sparse(true)));
         } catch (LockStoreException refused) {
             LOG.log(Level.WARNING, "mongolock could not create the index {0} on {1}.session ({2}); the session check reads"

@@ -96,24 +96,32 @@ final class StoreCalls {
         }
     }
 
+    /** What a call was about, for messages: {@code lock "name"}, or a session as the session calls name it. */
+    static String subject(String name) {
+        return name.startsWith(SESSION_SUBJECT) ? name : "lock \"" + name + "\"";
+    }
+
+    /** How the session calls name what they act on ({@code "session <id>"}): no lock, so no "lock" in messages. */
+    static final String SESSION_SUBJECT = "session ";
+
     /** What a driver failure of {@code operation} becomes (see the class comment); counted in the metrics. */
     private RuntimeException translated(String operation, String name, RuntimeException thrown) {
         if (thrown instanceof MongoInterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            return new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " lock \"" + name
-                    + "\"; the interrupt flag is kept.", interrupted);
+            return new LockInterruptedException("Interrupted while MongoDB was asked to " + operation + " " + subject(name)
+                    + "; the interrupt flag is kept.", interrupted);
         }
         if (thrown instanceof MongoException failure) {
             if (!isDuplicateKey(failure)) {
                 metrics.storeFailed(operation); // a duplicate key is the protocol's "held", not a failure
             }
-            return new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\" in " + namespace
+            return new LockStoreException("MongoDB could not " + operation + " " + subject(name) + " in " + namespace
                     + ": " + failure.getMessage() + " " + advice(failure, namespace), failure, !neverSent(failure));
         }
         metrics.storeFailed(operation);
         // The driver's answer to a call on a closed MongoClient ("state should be: open"): nothing was sent.
         boolean closedBeforeSending = String.valueOf(thrown.getMessage()).contains("should be: open");
-        return new LockStoreException("MongoDB could not " + operation + " lock \"" + name + "\": "
+        return new LockStoreException("MongoDB could not " + operation + " " + subject(name) + ": "
                 + thrown.getMessage() + ". Is the MongoClient closed? Close the lock manager before the client it uses.",
                 thrown, !closedBeforeSending);
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.ForeignTakeover;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockLostException;
@@ -164,7 +165,7 @@ class EventsTest {
             assertTrue(started.await(10, TimeUnit.SECONDS));
             LockEvent acquired = recorder.events().get(0);
             // Another party overwrites the lock document, as a holder that took over an expired lease would.
-            mongo.collection(database, "locks").updateOne(eq("_id", "short-lease"), set("owner", "someone-else"));
+            ForeignTakeover.take(mongo.collection(database, "locks"), "short-lease", "someone-else");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (recorder.events().stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST)
                     && System.nanoTime() < deadline) {
@@ -191,7 +192,7 @@ class EventsTest {
     void aStageWhoseLeaseWasLostCompletesWithLockLostException() throws Exception {
         CompletableFuture<String> work = new CompletableFuture<>();
         CompletableFuture<String> returned = worker.later(work);
-        mongo.collection(database, "locks").updateOne(eq("_id", "short-async"), set("owner", "someone-else"));
+        ForeignTakeover.take(mongo.collection(database, "locks"), "short-async", "someone-else");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (recorder.events().stream().noneMatch(event -> event.kind() == LockEvent.Kind.LEASE_LOST)
                 && System.nanoTime() < deadline) {

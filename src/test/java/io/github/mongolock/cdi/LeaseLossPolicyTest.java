@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.ForeignTakeover;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.LockLostException;
@@ -108,7 +109,7 @@ class LeaseLossPolicyTest {
     /** Another owner's grant, as a takeover after a long pause of this holder would write it. */
     private void takenOverOnceStarted(String name) throws Exception {
         work.started().get(5, TimeUnit.SECONDS);
-        locks.updateOne(eq("_id", name), set("owner", "someone-else:1:1"));
+        ForeignTakeover.take(locks, name, "someone-else:1:1");
     }
 
     /**

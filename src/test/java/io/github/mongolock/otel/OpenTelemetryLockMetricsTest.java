@@ -5,6 +5,7 @@ import static com.mongodb.client.model.Updates.set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.mongolock.testing.ForeignTakeover;
 
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
@@ -129,7 +130,7 @@ class OpenTelemetryLockMetricsTest {
     void aLostLeaseAndStoreFailuresAreCounted() throws Exception {
         try (MongoLockManager a = manager(Duration.ofMillis(300))) {
             LockSession session = a.acquire("job", LockOptions.defaults().metricsGroup("job"));
-            mongo.collection(database, "locks").updateOne(eq("_id", "job"), set("owner", "someone-else:1:1"));
+            ForeignTakeover.take(mongo.collection(database, "locks"), "job", "someone-else:1:1");
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
             while (session.isHeld() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
@@ -145,9 +146,12 @@ class OpenTelemetryLockMetricsTest {
             assertThrows(LockStoreException.class, () -> unreachable.tryAcquire("job"));
             Collection<MetricData> all = reader.collectAllMetrics();
             MetricData errors = metric(all, "mongolock.store.errors");
+            // A manager's first call opens its session: that is the call that fails, once.
             assertEquals(1, errors.getLongSumData().getPoints().stream()
-                    .filter(p -> p.getAttributes().equals(Attributes.of(OpenTelemetryLockMetrics.OPERATION, "acquire")))
-                    .mapToLong(LongPointData::getValue).sum());
+                    .filter(p -> p.getAttributes().equals(Attributes.of(OpenTelemetryLockMetrics.OPERATION, "open")))
+                    .mapToLong(LongPointData::getValue).sum(), "failures by operation: " + errors.getLongSumData().getPoints());
+            assertEquals(1, errors.getLongSumData().getPoints().stream().mapToLong(LongPointData::getValue).sum(),
+                    "one failure in all: " + errors.getLongSumData().getPoints());
             assertEquals(1, point(metric(all, "mongolock.acquire.duration"), acquire("ungrouped", "failed")).getCount());
         }
     }

@@ -1,0 +1,18 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockMetrics;
+import java.util.Map;
+
+/** What the metrics observe of a {@link LockCoordinator} while it is open: read at each collection, never copied. */
+record CoordinatorObservation(String instanceId, OwnedLocks owned, ReleaseFeed feed) implements LockMetrics.Observed {
+
+    @Override
+    public Map<String, Long> locksHeldByGroup() {
+        return owned.heldByGroup();
+    }
+
+    @Override
+    public String pushWakeUp() {
+        return feed.status().name();
+    }
+}
