@@ -48,8 +48,8 @@ final class ApplicationBeans {
 
     /**
      * With {@code mongolock.uri=memory:}: a manager on the application's {@link InMemoryLocks} bean, through which a
-     * test reaches the controls. Where no such bean was registered (the build-compatible extension registers none),
-     * on an in-memory store of its own, closed with it.
+     * test reaches the controls. Where no such bean was registered (in Quarkus, when the build did not see
+     * {@code memory:}), on an in-memory store of its own, closed with it.
      */
     private static ApplicationLockManager createInMemoryManager(LockManagerSettings settings, Instance<Object> lookup,
                                                                 LockEventBridge events) {

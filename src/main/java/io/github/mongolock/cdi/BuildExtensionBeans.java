@@ -3,6 +3,7 @@ package io.github.mongolock.cdi;
 import com.mongodb.client.MongoClient;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockException;
+import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.build.compatible.spi.Parameters;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticBeanCreator;
@@ -47,6 +48,7 @@ final class BuildExtensionBeans {
                         + configuration.settings().interceptorPriority() + " now, but it is read when the application is built:"
                         + " the @Locked interceptor runs at priority " + built + ". Set it at build time and rebuild to change it.");
             }
+            warnIfInMemoryChanged(configuration.settings().inMemory(), params.get(MongoLockBuildExtension.BUILT_IN_MEMORY, Boolean.class));
             problems.addAll(configuration.settings().connectionProblems(lookup.select(MongoClient.class).isResolvable()));
             ConfigurationProblems.throwIfAny(problems);
             try {
@@ -55,6 +57,35 @@ final class BuildExtensionBeans {
                 throw new LockConfigurationException(CdiMessages.managerNotCreated(invalid.getMessage()), invalid);
             }
             return configuration;
+        }
+    }
+
+    /** The {@link InMemoryLocks} bean exists only when the build saw {@code memory:}: say so when the start sees otherwise. */
+    private static void warnIfInMemoryChanged(boolean inMemory, boolean built) {
+        if (inMemory && !built) {
+            LOG.log(Level.WARNING, "mongolock: " + LockManagerSettings.URI + " is " + InMemoryLocks.URI + " now, but the build did not"
+                    + " see it: the locks live in an in-memory store of the LockManager's own, and no InMemoryLocks bean gives a test its"
+                    + " controls. Set it where the build sees it (a QuarkusTestProfile's config overrides, or %test." + LockManagerSettings.URI
+                    + " in application.properties).");
+        } else if (built && !inMemory) {
+            LOG.log(Level.WARNING, "mongolock: the application was built with " + LockManagerSettings.URI + "=" + InMemoryLocks.URI
+                    + " but starts with another " + LockManagerSettings.URI + ": the locks live in MongoDB, the InMemoryLocks bean's"
+                    + " store is not used. Build with the configuration the application runs with.");
+        }
+    }
+
+    /** With {@code mongolock.uri=memory:} at build time: the store of the application's locks, and its controls. */
+    public static final class InMemoryLocksCreator implements SyntheticBeanCreator<InMemoryLocks> {
+        @Override
+        public InMemoryLocks create(Instance<Object> lookup, Parameters params) {
+            return new InMemoryLocks();
+        }
+    }
+
+    public static final class InMemoryLocksDisposer implements SyntheticBeanDisposer<InMemoryLocks> {
+        @Override
+        public void dispose(InMemoryLocks locks, Instance<Object> lookup, Parameters params) {
+            locks.close();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.mongolock.cdi;
 
+import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Initialized;
@@ -17,9 +18,13 @@ class BuildExtensionLifecycle {
     /**
      * Reads the configuration (a problem fails the startup), creates the manager, so connection settings take
      * effect, and readiness reports, before the first call, and joins the configured elections.
+     *
+     * @param inMemory unused here: this injection point keeps Quarkus from removing the {@link InMemoryLocks} bean
+     *                 (registered with {@code mongolock.uri=memory:}) as unused where no class injects it, since the
+     *                 manager's creator only looks it up; then the manager runs on it, and a test can look it up too
      */
     void start(@Observes @Initialized(ApplicationScoped.class) Object started, MongoLockConfiguration configuration,
-               LockStoreStatus manager, Instance<Leaderships> leaderships) {
+               LockStoreStatus manager, Instance<Leaderships> leaderships, Instance<InMemoryLocks> inMemory) {
         manager.instanceId(); // the first call on the client proxy creates the manager
         if (!configuration.leadership().elections().isEmpty()) {
             leaderships.get().names(); // created, it joins the elections

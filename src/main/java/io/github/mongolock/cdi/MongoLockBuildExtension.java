@@ -2,6 +2,7 @@ package io.github.mongolock.cdi;
 
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
+import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
@@ -38,7 +39,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * MicroProfile Health is present, and registers synthetic beans: {@link MongoLockConfiguration} (read from
  * MicroProfile Config when the application starts: every setting, every override key, and the same checks of
  * the {@code @Locked} methods against them), the {@code LockManager} (also {@link LockStoreStatus}),
- * {@link Leaderships}, and the {@link LockedOperations} the interceptor runs; and it makes
+ * {@link Leaderships}, the {@link LockedOperations} the interceptor runs and, when the build sees
+ * {@code mongolock.uri=memory:} (a test profile), the {@code @Singleton} {@link InMemoryLocks} whose store the
+ * manager runs on and whose controls a test injects; and it makes
  * {@link BuildExtensionLifecycle} a bean, whose observers read the configuration, create the manager and join the
  * elections at startup (so a configuration problem fails the startup with all its messages at once), and leave
  * the elections when the application begins to stop; the manager is closed with the application.
@@ -52,6 +55,8 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
     static final String LOCKED_BEANS = "mongolock.locked-beans";
     /** Parameter of the configuration bean: the interceptor priority the application was built with. */
     static final String BUILT_PRIORITY = "mongolock.interceptor-priority";
+    /** Parameter of the configuration bean: whether the build saw {@code mongolock.uri=memory:} (an {@link InMemoryLocks} bean). */
+    static final String BUILT_IN_MEMORY = "mongolock.in-memory";
 
     private final List<String> problems = new ArrayList<>();
     private final Set<String> lockedBeans = new TreeSet<>();
@@ -140,6 +145,7 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
                 .scope(Singleton.class)
                 .withParam(LOCKED_BEANS, lockedBeans.toArray(String[]::new))
                 .withParam(BUILT_PRIORITY, built().settings().interceptorPriority())
+                .withParam(BUILT_IN_MEMORY, built().settings().inMemory())
                 .createWith(BuildExtensionBeans.ConfigurationCreator.class);
         components.addBean(LockedOperations.class)
                 .type(LockedOperations.class)
@@ -151,6 +157,15 @@ public class MongoLockBuildExtension implements BuildCompatibleExtension {
                 .scope(ApplicationScoped.class)
                 .createWith(BuildExtensionBeans.ManagerCreator.class)
                 .disposeWith(BuildExtensionBeans.ManagerDisposer.class);
+        if (built().settings().inMemory()) {
+            // As MongoLockExtension does: the store all of the application's locks live in; a test injects it to
+            // reach the controls. Singleton, not application-scoped: InMemoryLocks is final, ArC cannot proxy it.
+            components.addBean(InMemoryLocks.class)
+                    .type(InMemoryLocks.class)
+                    .scope(Singleton.class)
+                    .createWith(BuildExtensionBeans.InMemoryLocksCreator.class)
+                    .disposeWith(BuildExtensionBeans.InMemoryLocksDisposer.class);
+        }
         components.addBean(Leaderships.class)
                 .type(Leaderships.class)
                 .scope(ApplicationScoped.class)

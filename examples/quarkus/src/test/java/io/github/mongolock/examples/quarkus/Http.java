@@ -30,6 +30,11 @@ final class Http {
         return send(HttpRequest.newBuilder(base.resolve(path)).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
+    /** A JSON number, whichever size the parser picked. */
+    static long number(Document json, String key) {
+        return ((Number) json.get(key)).longValue();
+    }
+
     private static Answer send(HttpRequest.Builder request) {
         try {
             HttpResponse<String> response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),

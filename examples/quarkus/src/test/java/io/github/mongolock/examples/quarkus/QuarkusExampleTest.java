@@ -32,7 +32,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.bson.Document;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
@@ -83,7 +82,7 @@ class QuarkusExampleTest {
     void depositsOfBothInstancesNeverOverlap() throws Exception {
         MongoCollection<Document> counters = client.getDatabase(DATABASE).getCollection("counters");
         long before = balance(counters);
-        long acquiredBefore = number(Http.get(app, "api/locks/ledger").json(), "acquiredEvents");
+        long acquiredBefore = Http.number(Http.get(app, "api/locks/ledger").json(), "acquiredEvents");
         int rounds = 20;
         ExecutorService threads = Executors.newFixedThreadPool(5);
         try {
@@ -116,7 +115,7 @@ class QuarkusExampleTest {
         }
         assertEquals(before + 5 * rounds, balance(counters), "a deposit was lost: two instances were inside the lock at once");
         Document state = Http.get(app, "api/locks/ledger").json();
-        assertEquals(acquiredBefore + 3 * rounds, number(state, "acquiredEvents"), "one LockEvent ACQUIRED per @Locked call: " + state);
+        assertEquals(acquiredBefore + 3 * rounds, Http.number(state, "acquiredEvents"), "one LockEvent ACQUIRED per @Locked call: " + state);
         assertFalse(state.getBoolean("held"), "released after the last call: " + state);
     }
 
@@ -154,14 +153,14 @@ class QuarkusExampleTest {
     /** The scheduled job ({@code SKIP}, every second here) does not run while the other instance holds its lock. */
     @Test
     void theScheduledJobSkipsWhileAnotherInstanceRunsIt() throws Exception {
-        await("the report runs", () -> runs() > 0);
+        Await.until("the report runs", () -> runs() > 0);
         int runsBefore;
         try (LockSession held = other.acquire(NightlyReport.LOCK, Duration.ofSeconds(10))) {
             runsBefore = runs();
             Thread.sleep(2500); // two or three ticks
             assertEquals(runsBefore, runs(), "no run while the other instance holds the report's lock");
         }
-        await("the report runs again once the lock is free", () -> runs() > runsBefore);
+        Await.until("the report runs again once the lock is free", () -> runs() > runsBefore);
     }
 
     private int runs() {
@@ -174,10 +173,10 @@ class QuarkusExampleTest {
      */
     @Test
     void oneLeaderAtATime() throws Exception {
-        await("the application leads", () -> Http.get(app, "api/leader").json().getBoolean("leader"));
+        Await.until("the application leads", () -> Http.get(app, "api/leader").json().getBoolean("leader"));
         Document leading = Http.get(app, "api/leader").json();
-        long appTerm = number(leading, "term");
-        assertEquals(appTerm, number(leading, "lastGrantedTerm"), "LeadershipGranted fired with the term: " + leading);
+        long appTerm = Http.number(leading, "term");
+        assertEquals(appTerm, Http.number(leading, "lastGrantedTerm"), "LeadershipGranted fired with the term: " + leading);
         AtomicLong otherTerm = new AtomicLong();
         try (LeaderElections elections = new LeaderElections(other)) {
             Leadership candidate = elections.join(ClusterLeader.ELECTION,
@@ -199,11 +198,11 @@ class QuarkusExampleTest {
             Document stepped = Http.post(app, "api/leader/step-down").json();
             assertFalse(stepped.getBoolean("leader"), stepped.toJson());
             assertEquals("term " + appTerm + ": STEPPED_DOWN", stepped.getString("lastRevocation"), "LeadershipRevoked fired");
-            await("the other instance is elected", candidate::isLeader);
+            Await.until("the other instance is elected", candidate::isLeader);
             assertTrue(otherTerm.get() > appTerm, "a higher term: " + otherTerm.get() + " after " + appTerm);
             assertFalse(Http.get(app, "api/leader").json().getBoolean("leader"));
         }
-        await("the application leads again once the other instance left", () -> Http.get(app, "api/leader").json().getBoolean("leader"));
+        Await.until("the application leads again once the other instance left", () -> Http.get(app, "api/leader").json().getBoolean("leader"));
     }
 
     /** The readiness check ({@code quarkus-smallrye-health}) reports the store, and the LockManager bean injects. */
@@ -219,21 +218,6 @@ class QuarkusExampleTest {
             assertTrue(state.getBoolean("held"), state.toJson());
             assertEquals(held.owner(), state.getString("owner"));
             assertTrue(held.owner().startsWith("quarkus-example:"), "mongolock.instance-id from application.properties: " + held.owner());
-        }
-    }
-
-    /** A JSON number, whichever size the parser picked. */
-    private static long number(Document json, String key) {
-        return ((Number) json.get(key)).longValue();
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 15 s: " + what);
-            }
-            Thread.sleep(50);
         }
     }
 }
