@@ -304,8 +304,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     /** A grant made by a hand-over: its lease is renewed from now on. */
     /** For test kits: renews and checks the sessions now; whether {@code owner} is an acquisition held here. */
     public boolean checkSessionsNow(String owner) {
+        boolean held = owned.holds(owner); // before the check, which may find the loss at once
         renewer.checkNow();
-        return owned.holds(owner);
+        return held;
     }
 
     private void sessionOpened(Session session) {
