@@ -197,9 +197,6 @@ class ProtocolModelTest {
                     "-cp", tlaToolsJar().toString(),
                     "tlc2.TLC",
                     "-workers", "2",
-                    // Liveness checked once, on the whole state graph, instead of again each time it has grown
-                    // (the default): the same verdict, and the liveness configs no longer pay for the repeats.
-                    "-lncheck", "final",
                     "-deadlock",
                     "-config", config,
                     "-metadir", workDir.resolve("states").toString(),
