@@ -15,7 +15,8 @@ import java.util.List;
  * @param signalled by when the victim was surely stopped: when {@code kill -STOP} had returned ({@code at} for
  *                  an outage); for a clock step, by when the database's clock surely followed the new offset
  * @param until   when it ended (SIGCONT, database back), the death time for a kill, or when the next clock
- *                step (or the return to the real time) was written
+ *                step (or the return to the real time) was written; a pause of one lock that nobody took
+ *                over while its holder was stopped ends when its grant after the SIGCONT was seen
  * @param recoveredAt when the harness first saw the lock granted again (a larger token in the lock
  *                    document; after an outage, on any lock), or {@link #UNRECOVERED}; a clock step has
  *                    nothing to recover from and carries {@code signalled}

@@ -129,6 +129,7 @@ final class FaultInjector {
         Map<String, Long> granted = new HashMap<>(awaitGrants(v.tokens(), resumeAt));
         sleepUntil(resumeAt);
         v.process().resume();
+        long resumed = System.nanoTime();
         if (granted.size() < v.tokens().size()) {
             // Nobody took some over while the holder was stopped (their waiters came late): the grant that
             // ends the fault may come after the SIGCONT, by a takeover or after the holder's own release.
@@ -136,7 +137,9 @@ final class FaultInjector {
             rest.keySet().removeAll(granted.keySet());
             granted.putAll(awaitGrants(rest, v.stoppedAt() + recoveryTimeout.toNanos()));
         }
-        events.add(event(FaultEvent.Kind.PAUSE, v, granted, System.nanoTime()));
+        // One lock: the pause lasts until its late grant, if any, was seen (the rules judge a takeover after the
+        // SIGCONT as part of it). Many: until the SIGCONT; their grants go on for seconds after it.
+        events.add(event(FaultEvent.Kind.PAUSE, v, granted, v.tokens().size() > 1 ? resumed : System.nanoTime()));
         stopped.remove(v.process());
         return true;
     }
