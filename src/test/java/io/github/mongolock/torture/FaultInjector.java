@@ -47,11 +47,13 @@ final class FaultInjector {
     private final Random random;
     private static final Duration POLL = Duration.ofMillis(5);
     /**
-     * How often the harness reads the lock collection while it looks for, or watches the locks of, a victim of
-     * many locks: each read returns hundreds of documents from a stand-in the workers are busy with, and the
-     * next section's recorded start sees each grant precisely anyway.
+     * How often the harness reads the lock collection while it looks for a victim of many locks (in its hold,
+     * which lasts half a lease or so): each read returns hundreds of documents from a stand-in the workers are
+     * busy with.
      */
     private static final Duration MANY_LOCKS_POLL = Duration.ofMillis(100);
+    /** How often it reads a victim's many locks until each is granted again: the next section's recorded start sees each grant precisely anyway. */
+    private static final Duration MANY_GRANTS_POLL = Duration.ofMillis(250);
 
     private final List<String> lockNames;
     private final Map<String, Integer> lockOrder = new HashMap<>();
@@ -296,7 +298,7 @@ final class FaultInjector {
                 }
             }
             if (granted.size() < tokens.size()) {
-                sleepUntil(System.nanoTime() + (tokens.size() > 1 ? MANY_LOCKS_POLL : POLL).toNanos());
+                sleepUntil(System.nanoTime() + (tokens.size() > 1 ? MANY_GRANTS_POLL : POLL).toNanos());
             }
         }
         return granted;

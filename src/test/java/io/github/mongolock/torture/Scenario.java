@@ -158,12 +158,23 @@ enum Scenario {
     }
 
     /**
+     * How long after a kill's or pause's SIGSTOP the harness watches for the victim's locks to be granted
+     * again: 10 leases, and in {@link #MANY_LOCKS} 100 ms more per lock of the batch, as the partner takes
+     * them one after the other once it has the gate (20-60 ms each on this machine, loaded; a long run's
+     * first round, its JVMs cold, took 18 s for 300).
+     */
+    Duration recoveryTimeout(TortureConfig config) {
+        Duration leases = config.lease().multipliedBy(10);
+        return this == MANY_LOCKS ? leases.plusMillis(100L * config.locksPerWorker()) : leases;
+    }
+
+    /**
      * In {@link #MANY_LOCKS}, no round of faults starts later than this before the workers' deadline: its
      * victims' few hundred locks are all granted again only once the other workers have come to each of them,
-     * and workers stop at the deadline.
+     * and workers stop at the deadline. Two leases for the gate, and 100 ms per lock for the rest.
      */
-    static Duration quietTail() {
-        return Duration.ofSeconds(12);
+    static Duration quietTail(TortureConfig config) {
+        return config.lease().multipliedBy(2).plusMillis(100L * config.locksPerWorker());
     }
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */

@@ -85,7 +85,7 @@ final class ScenarioRun {
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
                 FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
-                        fleet, proxy, config.lease().multipliedBy(10), scenario.minLocksPerVictim(config),
+                        fleet, proxy, scenario.recoveryTimeout(config), scenario.minLocksPerVictim(config),
                         scenario.ordinal() * 7919L + begin);
                 if (!fleet.awaitReady(begin + STARTUP.multipliedBy(10).toNanos())) {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
@@ -179,7 +179,7 @@ final class ScenarioRun {
                 // so the other workers are still running to take them all. No gap: waiting for a few hundred
                 // grants is settling enough, and the worker that took them all is then holding them, a victim.
                 // Once the rounds are done, the workers run on quietly for a lease, then are told to stop.
-                long last = Math.min(until, deadline - Scenario.quietTail().toNanos());
+                long last = Math.min(until, deadline - Scenario.quietTail(config).toNanos());
                 for (int round = 0; round < config.manyLocksRounds() && before(last); round++) {
                     Thread kill = new Thread(faults::killHolder, "torture-kill");
                     kill.start();
