@@ -369,13 +369,12 @@ final class FaultInjector {
     private Optional<Victim> stopManyLockHolder() {
         for (int attempt = 0; attempt < 200; attempt++) {
             Map<WorkerProcess, Map<String, Long>> holders = heldUnderLiveSessions();
+            // Not one another fault has stopped: it still shows its whole batch held.
             List<WorkerProcess> candidates = holders.entrySet().stream()
-                    .filter(held -> held.getValue().size() >= minLocksPerVictim).map(Map.Entry::getKey).toList();
-            if (!candidates.isEmpty()) {
-                WorkerProcess process = candidates.get(random.nextInt(candidates.size()));
-                if (!stopped.add(process)) {
-                    continue; // another fault has it
-                }
+                    .filter(held -> held.getValue().size() >= minLocksPerVictim && !stopped.contains(held.getKey()))
+                    .map(Map.Entry::getKey).toList();
+            WorkerProcess process = candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+            if (process != null && stopped.add(process)) {
                 long stoppedAt = System.nanoTime();
                 process.stop();
                 long signalled = System.nanoTime();
