@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Model-checks the lease protocol in {@code spec/MongoLock.tla} and the session design of issue 20
- * in {@code spec/MongoLockSessions.tla} (not implemented in the Java code yet), and the token floor of
+ * in {@code spec/MongoLockSessions.tla}, and the token floor of
  * the idle clean-up in {@code spec/TokenFloor.tla}, with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
