@@ -33,6 +33,8 @@ import static io.github.mongolock.mongo.LockDocument.VERSION;
 import static io.github.mongolock.mongo.LockDocument.number;
 import static io.github.mongolock.mongo.LockDocument.sessionId;
 
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.IndexOptions;
@@ -85,11 +87,21 @@ final class SessionDocuments {
     static final String INDEX = "mongolock_session";
 
     private final MongoCollection<Document> locks;
+    /**
+     * The session check's reads, which decide whether a holder is told its lock was lost: local read concern on the
+     * primary. A majority read on a primary elected moments ago can answer from a snapshot older than writes a
+     * majority already acknowledged (it learns the commit point after its election), and so miss a grant its holder
+     * has: a false {@code LEASE_LOST}. A local read on the primary includes every majority-acknowledged write (a
+     * member without them cannot be elected). A write it shows that is later rolled back can only make the check
+     * report a loss, or try to free a lock by a compare-and-set that then matches nothing.
+     */
+    private final MongoCollection<Document> checkReads;
     private final StoreCalls calls;
     private volatile boolean indexed;
 
     SessionDocuments(MongoCollection<Document> locks, StoreCalls calls) {
         this.locks = locks;
+        this.checkReads = locks.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.calls = calls;
     }
 
@@ -165,7 +177,7 @@ final class SessionDocuments {
     SessionCheck check(String session, Collection<LeaseClaim> claims) {
         List<SessionCheck.HeldUnder> held = new ArrayList<>();
         Set<String> found = new HashSet<>();
-        calls.call("check the locks of", StoreCalls.SESSION_SUBJECT + session, () -> locks.find(and(eq(SESSION, session), gt(HOLDS, 0)))
+        calls.call("check the locks of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(and(eq(SESSION, session), gt(HOLDS, 0)))
                 .projection(include(OWNER, LEASE_ID, VERSION)).into(new ArrayList<>()))
                 .forEach(document -> {
                     if (document.get(ID) instanceof String name && document.get(OWNER) instanceof String owner) {
@@ -182,7 +194,7 @@ final class SessionDocuments {
         }
         Map<String, String> reasons = new HashMap<>();
         if (!lost.isEmpty()) {
-            calls.call("check the lost locks of", StoreCalls.SESSION_SUBJECT + session, () -> locks.find(in(ID, lost.keySet()))
+            calls.call("check the lost locks of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(in(ID, lost.keySet()))
                     .projection(include(REVOKED_OWNER, REVOKED_BY, REVOKED_REASON)).into(new ArrayList<>()))
                     .forEach(document -> {
                         LeaseClaim claim = lost.get(String.valueOf(document.get(ID)));
