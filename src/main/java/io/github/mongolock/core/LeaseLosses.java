@@ -6,6 +6,9 @@ import io.github.mongolock.LockException;
 import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockMetrics;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,6 +25,8 @@ import java.util.concurrent.RejectedExecutionException;
 final class LeaseLosses {
 
     private static final System.Logger LOG = System.getLogger(LeaseLosses.class.getName());
+    /** Locks of one lost session logged with a WARNING line each; above, one line counts them. */
+    static final int LINES_PER_LOSS = 10;
 
     private final LockStore store;
     private final ReleaseSignals signals;
@@ -84,21 +89,62 @@ final class LeaseLosses {
 
     /** Called by the renewer (and on takeover): never blocks behind the owner's own store call. */
     void leaseLost(HeldLock lock, String reason) {
-        boolean changed = false;
-        if (lock.mutex().tryLock()) {
-            try {
-                changed = lock.markLost(reason);
-            } finally {
-                lock.mutex().unlock();
+        if (markLostFromOutside(lock, reason)) {
+            LOG.log(Level.WARNING, lossLine(lock, reason));
+            told(lock);
+        }
+    }
+
+    /**
+     * Every lock held under one session, lost for one reason (the session ended or lapsed). Up to
+     * {@link #LINES_PER_LOSS} locks get a WARNING line each, as single losses do; more get one WARNING line that
+     * counts them and names the first ones, and a DEBUG line each: a manager holding thousands of locks whose
+     * session lapsed must not flood its log in one instant. Listeners and metrics still hear of every lock.
+     */
+    void sessionLost(List<HeldLock> locks, String reason) {
+        List<HeldLock> lost = new ArrayList<>(locks.size());
+        for (HeldLock lock : locks) {
+            if (markLostFromOutside(lock, reason)) {
+                lost.add(lock);
             }
         }
-        // If the owner is mid-operation, that operation's compare-and-set will find the loss itself.
-        if (changed) {
-            metrics.leaseLost(lock.group);
-            LOG.log(Level.WARNING, "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken
-                    + ", owner " + lock.owner + "): " + reason);
-            events.lossLater(lock);
+        lost.sort(Comparator.comparing(lock -> lock.name)); // a log people read: the same order every time
+        if (lost.size() <= LINES_PER_LOSS) {
+            lost.forEach(lock -> LOG.log(Level.WARNING, lossLine(lock, reason)));
+        } else {
+            StringBuilder first = new StringBuilder();
+            for (HeldLock lock : lost.subList(0, LINES_PER_LOSS)) {
+                first.append(first.length() == 0 ? "" : ", ").append('"').append(lock.name).append("\" (token ")
+                        .append(lock.fencingToken).append(')');
+            }
+            LOG.log(Level.WARNING, "mongolock lost the leases of " + lost.size() + " locks held under one session: " + reason
+                    + ". The first " + LINES_PER_LOSS + ": " + first + "; each one is logged at DEBUG level (logger "
+                    + LeaseLosses.class.getName() + ")");
+            lost.forEach(lock -> LOG.log(Level.DEBUG, lossLine(lock, reason)));
         }
+        lost.forEach(this::told);
+    }
+
+    /** Marks the loss unless the owner is mid-operation: that operation's compare-and-set will find it itself. */
+    private static boolean markLostFromOutside(HeldLock lock, String reason) {
+        if (!lock.mutex().tryLock()) {
+            return false;
+        }
+        try {
+            return lock.markLost(reason);
+        } finally {
+            lock.mutex().unlock();
+        }
+    }
+
+    private static String lossLine(HeldLock lock, String reason) {
+        return "mongolock lost the lease of lock \"" + lock.name + "\" (token " + lock.fencingToken + ", owner " + lock.owner
+                + "): " + reason;
+    }
+
+    private void told(HeldLock lock) {
+        metrics.leaseLost(lock.group);
+        events.lossLater(lock);
     }
 
     LockLostException lost(HeldLock lock, String what) {

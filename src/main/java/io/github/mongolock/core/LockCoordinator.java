@@ -110,7 +110,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, queues, signals);
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
-                fresh::pending, losses::leaseLost);
+                fresh::pending, losses);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
     }

@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -44,7 +43,8 @@ final class SessionRenewer implements AutoCloseable {
     private final Supplier<Collection<HeldLock>> heldLocks;
     /** The owner ids of acquisitions whose grant may be in the store but is not among {@code heldLocks} yet. */
     private final Supplier<Collection<String>> pendingOwners;
-    private final BiConsumer<HeldLock, String> onLost;
+    /** Told of every lock lost: one by one as the check finds them, all of a session at once when it ends. */
+    private final LeaseLosses losses;
     private final ScheduledThreadPoolExecutor executor;
 
     /** Guarded by {@code this}. */
@@ -60,13 +60,13 @@ final class SessionRenewer implements AutoCloseable {
 
     SessionRenewer(LockStore store, MonotonicClock clock, String threadName, Sessions sessions,
                    Supplier<Collection<HeldLock>> heldLocks, Supplier<Collection<String>> pendingOwners,
-                   BiConsumer<HeldLock, String> onLost) {
+                   LeaseLosses losses) {
         this.store = store;
         this.clock = clock;
         this.sessions = sessions;
         this.heldLocks = heldLocks;
         this.pendingOwners = pendingOwners;
-        this.onLost = onLost;
+        this.losses = losses;
         // Three threads: renewals (never two at once, each plans the next), the deadline check, which must not wait
         // behind a renewal call that hangs until the store's timeout, and the end of a lapsed session, which may hang
         // as long and must hold up neither.
@@ -268,7 +268,7 @@ final class SessionRenewer implements AutoCloseable {
         }
         for (HeldLock lock : heldBefore) {
             if (!foundOwners.contains(lock.owner + "/" + lock.leaseId)) {
-                onLost.accept(lock, found.lossReason(lock.name));
+                losses.leaseLost(lock, found.lossReason(lock.name));
             }
         }
         Set<String> known = new HashSet<>(pendingOwners.get());
@@ -299,9 +299,7 @@ final class SessionRenewer implements AutoCloseable {
     private void ended(Session session, String reason) {
         session.end(reason);
         sessions.forget(session);
-        for (HeldLock lock : heldUnder(session, heldLocks.get())) {
-            onLost.accept(lock, reason);
-        }
+        losses.sessionLost(heldUnder(session, heldLocks.get()), reason);
     }
 
     /**

@@ -12,9 +12,14 @@ import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -84,6 +89,54 @@ class SessionLivenessTest {
         }, "a waiter's single attempt takes the lock: the session was ended, nobody has to watch it for a lease");
         org.junit.jupiter.api.Assertions.assertThrows(io.github.mongolock.LockLostException.class, held::close,
                 "the holder's close tells it the lock was lost");
+    }
+
+    /**
+     * A lapsed session with many locks is one WARNING line, not one per lock (a manager holding thousands of locks
+     * would flood its log at once); every hold still reports its own loss. Seen failing before: 30 WARNING lines.
+     */
+    @Test
+    void aLapsedSessionWithManyLocksIsOneWarningLine() throws Exception {
+        LockCoordinator holder = nodes.node("many", nodes.scripted, LEASE, RetryBackoff.standard(), List.of());
+        List<LockSession> held = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            held.add(holder.acquire("job-" + i, Duration.ZERO));
+        }
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger losses = Logger.getLogger(LeaseLosses.class.getName());
+        losses.addHandler(capture);
+        try {
+            nodes.scripted.failRenewals(true);
+            Await.await(() -> held.stream().noneMatch(LockSession::isHeld), "every lock of the session is lost at once");
+            Thread.sleep(LEASE.toMillis()); // anything logged late would be counted too
+        } finally {
+            losses.removeHandler(capture);
+        }
+        assertEquals(1, warnings.size(), () -> "one line for the whole session: " + warnings.stream()
+                .map(LogRecord::getMessage).toList());
+        String line = warnings.get(0).getMessage();
+        assertTrue(line.contains("lost the leases of 30 locks held under one session"), line);
+        assertTrue(line.contains("\"job-0\" (token 1)"), line);
+        for (LockSession session : held) {
+            org.junit.jupiter.api.Assertions.assertThrows(io.github.mongolock.LockLostException.class, session::close,
+                    session.name() + " tells its own loss");
+        }
     }
 
     /**
