@@ -76,8 +76,7 @@ final class CrashRecoveryCase {
                     run.holder().get("acquireMs") + " ms; " + run.heldInStore() + " held in the store at the kill",
                     Long.parseLong(w.get("allHeldMs")) >= 0 ? seconds(w.get("allHeldMs")) + " s"
                             : "not within " + budget / 1000 + " s: " + held + " held" + (held == 0 ? ""
-                            : " (at that rate all " + settings.locks() + " in ~" + Stats.format(
-                            budget / 3_600_000.0 * settings.locks() / held, 1) + " h)"),
+                            : " (at that rate all " + settings.locks() + " in ~" + duration(budget * settings.locks() / held) + ")"),
                     seconds(w.get("firstGrantMs")) + " / " + seconds(w.get("halfHeldMs")) + " s",
                     "scan".equals(run.shape()) ? w.get("passes") : "-",
                     commands + " (" + Stats.format(held == 0 ? Double.NaN : (double) commands / held, 1) + " per lock taken)",
@@ -95,6 +94,32 @@ final class CrashRecoveryCase {
                 + " (it renews nothing during the run). The last column (stand-in only, read from its oplog): renewal"
                 + " writes of the killed manager that the server applied after the kill (it finishes a command whose"
                 + " client is gone).");
+        long bucket = settings.leaseMillis() / 4;
+        long fastPath = settings.leaseMillis() * 103 / 100 + Math.max(60_000, settings.leaseMillis());
+        List<List<String>> timeline = new ArrayList<>();
+        for (Run run : runs) {
+            long[] grants = grantMillis(run.waiter().get("grantMillis"));
+            long beforeFastPath = java.util.Arrays.stream(grants).filter(t -> t < fastPath).count();
+            java.util.TreeMap<Long, Long> perBucket = new java.util.TreeMap<>();
+            for (long t : grants) {
+                perBucket.merge(t / bucket, 1L, Long::sum);
+            }
+            StringBuilder spread = new StringBuilder();
+            int decimals = bucket < 10_000 ? 1 : 0;
+            perBucket.forEach((b, count) -> spread.append(spread.length() == 0 ? "" : "; ")
+                    .append(Stats.format(b * bucket / 1000.0, decimals)).append("-")
+                    .append(Stats.format((b + 1) * bucket / 1000.0, decimals)).append(" s: ").append(count));
+            timeline.add(List.of(shapeLabel(run.shape()), run.build().label(), String.valueOf(beforeFastPath), spread.toString()));
+        }
+        report.line("");
+        report.table(List.of("shape", "library", "granted within " + Stats.format(fastPath / 1000.0, 0) + " s",
+                "grants per " + Stats.format(bucket / 1000.0, bucket < 10_000 ? 2 : 0) + " s since the survivor's start"
+                        + " (empty spans left out)"), timeline);
+        report.line("Within lease + 3 % + max(1 min, lease) = " + Stats.format(fastPath / 1000.0, 0) + " s of the kill no lock of the killed"
+                + " manager can be taken by the fast path (the database's `$$NOW` against the last `renewedAt`, on a"
+                + " replica set and the stand-in, never behind mongos): a lock taken sooner was taken after a watch of"
+                + " its own, or, with sessions, because its session was ended. After that the fast path takes any lock"
+                + " at once, in either protocol.");
         for (Run run : runs) {
             if (run.build().label().equals("under test") && "scan".equals(run.shape())) {
                 long ends = Long.parseLong(run.waiter().get("sessionEnds"));
@@ -130,7 +155,9 @@ final class CrashRecoveryCase {
         Map<String, String> result = Benchmark.keyValues(waiter.expect(Protocol.RESULT, Duration.ofMillis(budget)
                 .plus(Duration.ofMinutes(10))));
         waiter.close();
-        System.out.printf(Locale.ROOT, "  %s, %s: %s%n", shape, build.label(), result);
+        Map<String, String> shown = new java.util.LinkedHashMap<>(result);
+        shown.remove("grantMillis");
+        System.out.printf(Locale.ROOT, "  %s, %s: %s%n", shape, build.label(), shown);
         return new Run(shape, build, held, heldInStore, result, lateRenewals(client, collection, killedAtMillis));
     }
 
@@ -153,6 +180,15 @@ final class CrashRecoveryCase {
             }
         }
         return count == 0 ? "none" : count + " documents, the last " + Stats.format(lastMillis / 1000.0, 1) + " s after the kill";
+    }
+
+    private static String duration(long millis) {
+        return millis >= 3_600_000 ? Stats.format(millis / 3_600_000.0, 1) + " h" : Stats.format(millis / 60_000.0, 1) + " min";
+    }
+
+    private static long[] grantMillis(String list) {
+        return list == null || list.isEmpty() ? new long[0]
+                : java.util.Arrays.stream(list.split(",")).mapToLong(Long::parseLong).toArray();
     }
 
     private static String shapeLabel(String shape) {

@@ -101,11 +101,12 @@ public final class CrashWaiter {
             };
             long[] grants = taking.grantMillis();
             System.out.printf(Locale.ROOT, "%s held=%d allHeldMs=%d firstGrantMs=%d halfHeldMs=%d passes=%d timedOut=%d"
-                            + " commands=%s totalCommands=%d documentsWritten=%d sessionEnds=%d%n", Protocol.RESULT,
+                            + " commands=%s totalCommands=%d documentsWritten=%d sessionEnds=%d grantMillis=%s%n", Protocol.RESULT,
                     grants.length, grants.length == locks ? grants[grants.length - 1] : -1,
                     grants.length > 0 ? grants[0] : -1, grants.length >= (locks + 1) / 2 ? grants[(locks + 1) / 2 - 1] : -1,
                     passes, taking.timedOut.get(), commands.counts().toString().replace(" ", ""), commands.total(),
-                    writes.documents(), writes.sessionEnds());
+                    writes.documents(), writes.sessionEnds(), Arrays.stream(grants).mapToObj(Long::toString)
+                            .collect(java.util.stream.Collectors.joining(",")));
             System.out.flush();
         } catch (Throwable failed) {
             System.out.println(Protocol.ERROR + " " + failed);
