@@ -35,8 +35,9 @@ import org.bson.RawBsonDocument;
  * the manager's renewal thread are warmed up on another collection first, so the difference is
  * what the library (and the sessions it returns) keeps per held lock.
  *
- * <p>Arguments: uri database locks leaseMillis [collection, default {@code renewal}]. Answers {@code RESULT key=value ...} on stdout;
- * ends when its standard input ends (the benchmark is gone) or after answering.
+ * <p>Arguments: uri database locks leaseMillis [collection, default {@code renewal}]. Answers
+ * {@code RESULT key=value ...} on stdout; ends when its standard input ends (the benchmark is gone) or
+ * after answering.
  */
 public final class RenewalProbe {
 

@@ -27,7 +27,6 @@ final class WriteCounter implements CommandListener {
     private final String namespace;
     private final LongAdder documents = new LongAdder();
     private final LongAdder oplogBytes = new LongAdder();
-    private final LongAdder unestimated = new LongAdder();
     private final LongAdder sessionEnds = new LongAdder();
 
     /** @param namespace {@code database.collection}, for the oplog estimate */
@@ -77,9 +76,7 @@ final class WriteCounter implements CommandListener {
         }
         long written = documentsWrittenBy(event.getCommandName(), event.getResponse());
         documents.add(written);
-        if (perDocument < 0) {
-            unestimated.add(written);
-        } else {
+        if (perDocument >= 0) {
             oplogBytes.add(written * perDocument);
         }
     }
@@ -94,14 +91,9 @@ final class WriteCounter implements CommandListener {
         return documents.sum();
     }
 
-    /** Estimated bytes of MongoDB oplog entries for the documents written by updates and findAndModify. */
+    /** Estimated bytes of MongoDB oplog entries for the documents written by updates and findAndModify (not inserts, deletes). */
     long estimatedOplogBytes() {
         return oplogBytes.sum();
-    }
-
-    /** Documents written by inserts and deletes, left out of {@link #estimatedOplogBytes()}. */
-    long unestimatedDocuments() {
-        return unestimated.sum();
     }
 
     /** Updates sent that end a lock session ({@code $set: {state: "ended"}}). */
@@ -112,7 +104,6 @@ final class WriteCounter implements CommandListener {
     void reset() {
         documents.reset();
         oplogBytes.reset();
-        unestimated.reset();
         sessionEnds.reset();
     }
 
