@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.net.ServerSocket;

@@ -3,7 +3,6 @@ package io.github.mongolock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LockCoordinator;
@@ -11,6 +10,7 @@ import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.Sighting;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.SteppedClockStandIn;
 import com.mongodb.client.MongoClient;

@@ -82,7 +82,13 @@ final class FreshAttempts {
             store.abandon(name, orphan); // owner-checked: frees only that attempt's grant, if it landed
             orphans.remove(name, orphan);
         }
-        Session session = sessions.forGrant(lease);
+        Session session;
+        try {
+            session = sessions.forGrant(lease);
+        } catch (LockStoreException noSession) {
+            throw new LockStoreException("Lock \"" + name + "\" was not acquired: " + noSession.getMessage(), noSession,
+                    noSession.outcomeUnknown()); // an unknown session insert is never used: nothing to clean up
+        }
         String owner = nextOwner();
         pending.add(owner);
         try {

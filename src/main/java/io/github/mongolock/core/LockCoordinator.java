@@ -302,9 +302,15 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     /** A grant made by a hand-over: its lease is renewed from now on. */
-    /** A new session: renewed from now on, even before a lock is granted under it. */
+    /** For test kits: renews and checks the sessions now; whether {@code owner} is an acquisition held here. */
+    public boolean checkSessionsNow(String owner) {
+        boolean held = owned.holds(owner); // before the check, which may find the loss at once
+        renewer.checkNow();
+        return held;
+    }
+
     private void sessionOpened(Session session) {
-        renewer.tracked(session);
+        renewer.tracked(session); // renewed from now on, even before a lock is granted under it
     }
 
     private void tracked(HeldLock lock) {
@@ -391,5 +397,4 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return new LockInterruptedException("Interrupted while waiting for lock \"" + name
                 + "\"; nothing was acquired and the interrupt flag is kept.", cause);
     }
-
 }

@@ -77,6 +77,16 @@ final class OwnedLocks {
         return held.values();
     }
 
+    /** Whether {@code owner} is an acquisition held here now (not released, not lost). */
+    boolean holds(String owner) {
+        for (HeldLock lock : held.values()) {
+            if (lock.owner.equals(owner) && lock.status == HeldLock.Status.HELD) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A fresh grant; the returned hold is bound to the calling thread. */
     LockHold register(LockCoordinator coordinator, String name, String owner, Session session,
                       AcquireAttempt.Granted granted, String group) {

@@ -97,6 +97,11 @@ final class Session {
         checksDue = CHECKS_AFTER_UNKNOWN;
     }
 
+    /** The next renewal checks the session's locks (something outside changed one of them). */
+    synchronized void checkNext() {
+        checksDue = Math.max(checksDue, 1);
+    }
+
     /** Called once per renewal: whether this renewal also checks the session's locks. */
     synchronized boolean takeCheck() {
         renewalsSinceCheck++;

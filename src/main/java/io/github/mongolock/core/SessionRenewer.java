@@ -67,9 +67,10 @@ final class SessionRenewer implements AutoCloseable {
         this.heldLocks = heldLocks;
         this.pendingOwners = pendingOwners;
         this.onLost = onLost;
-        // Two threads: renewals (never two at once, each plans the next) and the deadline check, which must
-        // not wait behind a renewal call that hangs until the store's timeout.
-        this.executor = new ScheduledThreadPoolExecutor(2, new DaemonThreads(threadName));
+        // Three threads: renewals (never two at once, each plans the next), the deadline check, which must not wait
+        // behind a renewal call that hangs until the store's timeout, and the end of a lapsed session, which may hang
+        // as long and must hold up neither.
+        this.executor = new ScheduledThreadPoolExecutor(3, new DaemonThreads(threadName));
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
@@ -81,6 +82,14 @@ final class SessionRenewer implements AutoCloseable {
             schedule(due);
         }
         planDeadlineCheck(session.confirmedUntilNanos());
+    }
+
+    /** Renews, and checks the locks of, every live session now rather than at the next interval. */
+    synchronized void checkNow() {
+        for (Session session : sessions.live()) {
+            session.checkNext();
+        }
+        schedule(clock.nanoTime());
     }
 
     /** A lock was granted under its session: the session's lease end is watched from now on. */

@@ -10,9 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The sessions of one manager, one per lease length in use ({@link Session}): grants are made under the current
- * session of their lease, which is opened on first use and again after the previous one ended. A session whose
- * confirmed lease has less than a third of a lease left (its renewals are late) is renewed before a grant is made
- * under it, so that the grant's answer is not wasted on a session about to lapse. Thread-safe.
+ * session of their lease, which is opened on first use and again after the previous one's lease ran out or it
+ * ended. Thread-safe.
  */
 final class Sessions {
 
@@ -23,7 +22,13 @@ final class Sessions {
     private final LockStore store;
     private final MonotonicClock clock;
     private final String manager;
+    /** The session each lease length's grants go to now. */
     private final Map<Duration, Session> current = new ConcurrentHashMap<>();
+    /**
+     * Every session not ended yet, the current ones and those a new one replaced for grants (their lease ran out
+     * before the renewer noticed): the renewer still renews or ends them, and reports their locks.
+     */
+    private final java.util.Set<Session> open = ConcurrentHashMap.newKeySet();
     /** Called with every newly opened session: the renewer starts renewing it. */
     private final java.util.function.Consumer<Session> opened;
 
@@ -34,32 +39,28 @@ final class Sessions {
         this.opened = opened;
     }
 
-    /** The session a grant of {@code lease} is made under: live and confirmed for a while yet. */
+    /**
+     * The session a grant of {@code lease} is made under: the current one while its lease is confirmed, else a new
+     * one. No renewal is sent here: the renewer keeps the current session confirmed for two thirds of a lease ahead,
+     * and a grant answered after its session lapsed is not believed anyway ({@link FreshAttempts}). Only opening
+     * is serialised, so that a stalled MongoDB holds up one caller per lease length, not every acquisition.
+     */
     Session forGrant(Duration lease) {
         Session session = current.get(lease);
-        long now = clock.nanoTime();
-        if (session != null && session.confirmedUntilNanos() - now > session.renewalPeriodNanos() && !session.isEnded()) {
-            session.used(now);
+        if (session != null && session.confirmedAt(clock.nanoTime())) {
+            session.used(clock.nanoTime());
             return session;
         }
         synchronized (this) {
             session = current.get(lease);
-            now = clock.nanoTime();
-            if (session != null && !session.isEnded() && session.confirmedAt(now)) {
-                if (session.confirmedUntilNanos() - now > session.renewalPeriodNanos()) {
-                    session.used(now);
-                    return session;
-                }
-                long sentAt = clock.nanoTime();
-                SessionRenewal renewal = store.renewSession(session.id);
-                if (renewal.live() && session.confirm(sentAt, clock.nanoTime(), renewal.checks())) {
-                    session.used(clock.nanoTime());
-                    return session;
-                }
-                // Ended or lapsed: its locks are reported by the renewer; grants go to a new session.
+            if (session != null && session.confirmedAt(clock.nanoTime())) {
+                session.used(clock.nanoTime());
+                return session;
             }
+            // None yet, or its lease ran out (the renewer reports its locks and ends it): grants go to a new one.
             long sentAt = clock.nanoTime();
             Session fresh = new Session(store.openSession(manager, lease), lease, sentAt);
+            open.add(fresh);
             current.put(lease, fresh);
             opened.accept(fresh);
             return fresh;
@@ -68,8 +69,8 @@ final class Sessions {
 
     /** The sessions still live here (not ended), for the renewer. */
     List<Session> live() {
-        List<Session> live = new ArrayList<>(current.size());
-        for (Session session : current.values()) {
+        List<Session> live = new ArrayList<>(open.size());
+        for (Session session : open) {
             if (!session.isEnded()) {
                 live.add(session);
             }
@@ -80,6 +81,7 @@ final class Sessions {
     /** {@code session} is over: grants go to a new one from now on. */
     void forget(Session session) {
         current.remove(session.lease, session);
+        open.remove(session);
     }
 
     /**
@@ -100,7 +102,7 @@ final class Sessions {
 
     /** Ends every session (the manager is closing): in the store first, then here. */
     void endAll() {
-        for (Session session : List.copyOf(current.values())) {
+        for (Session session : List.copyOf(open)) {
             session.end("the lock manager was closed");
             forget(session);
             endInStore(session);

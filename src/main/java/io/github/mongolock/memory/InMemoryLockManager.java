@@ -30,24 +30,18 @@ import java.util.UUID;
  */
 public final class InMemoryLockManager implements LockManager, AutoCloseable {
 
-    /** The lease of the acquisition that makes the renewer run at once (see {@link #tellLoss}). */
-    private static final LockOptions NUDGE = LockOptions.defaults().waitTime(Duration.ZERO)
-            .leaseTime(LockArguments.MIN_LEASE);
     /** How long a control waits for a holder to be told of the loss it caused. */
     private static final long TELL_TIMEOUT_MILLIS = 5_000;
 
     private final LockCoordinator coordinator;
     private final String instanceId;
     private final String ownerPrefix;
-    private final String nudgeName;
     private final LeaseLossLog losses;
 
-    private InMemoryLockManager(LockCoordinator coordinator, String instanceId, String ownerPrefix, String nudgeName,
-                                LeaseLossLog losses) {
+    private InMemoryLockManager(LockCoordinator coordinator, String instanceId, String ownerPrefix, LeaseLossLog losses) {
         this.coordinator = coordinator;
         this.instanceId = instanceId;
         this.ownerPrefix = ownerPrefix;
-        this.nudgeName = nudgeName;
         this.losses = losses;
     }
 
@@ -102,16 +96,18 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     }
 
     /**
-     * Makes this manager find out now, as it would at its next renewal, that the store no longer confirms
-     * {@code owner}'s lease, and waits until it has told the holder (loss actions, then listeners). A renewal
-     * runs when the manager next tracks a lease's renewal period: a moment's acquisition of a lock of its own
-     * with the shortest lease brings it forward; its events are not passed on.
+     * Makes this manager find out now, as it would at its next renewal, that the store no longer counts {@code owner}'s
+     * lock as held under its session, and waits until it has told the holder (loss actions, then listeners). Nothing
+     * to tell when {@code owner} is no acquisition this manager holds (already released, e.g. a lock kept for its
+     * minimum hold after its holder let go).
      *
      * @throws LockException when the holder was not told within 5 s
      */
     void tellLoss(String name, String owner) {
         try {
-            coordinator.tryAcquire(nudgeName, NUDGE).ifPresent(LockSession::close);
+            if (!coordinator.checkSessionsNow(owner)) {
+                return;
+            }
         } catch (LockException closed) {
             return; // a closed manager released its locks: it holds nothing to be told about
         }
@@ -190,20 +186,12 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
                 throw new LockConfigurationException("instanceId \"" + id + "\" is not valid: " + rule);
             });
             String ownerPrefix = id + ":" + UUID.randomUUID().toString().replace("-", "");
-            String nudgeName = "mongolock-in-memory-renewal-nudge:" + ownerPrefix;
             LeaseLossLog losses = new LeaseLossLog();
-            List<LockListener> all = new ArrayList<>();
-            for (LockListener listener : listeners) {
-                all.add(event -> {
-                    if (!event.name().equals(nudgeName)) {
-                        listener.onEvent(event);
-                    }
-                });
-            }
+            List<LockListener> all = new ArrayList<>(listeners);
             all.add(losses); // last: a control returns once every listener was told
             LockCoordinator coordinator = new LockCoordinator(factory.store(), ownerPrefix, leaseTime, waitTime,
                     MonotonicClock.system(), all, factory.store().releaseFeed());
-            return factory.register(new InMemoryLockManager(coordinator, id, ownerPrefix, nudgeName, losses));
+            return factory.register(new InMemoryLockManager(coordinator, id, ownerPrefix, losses));
         }
     }
 }

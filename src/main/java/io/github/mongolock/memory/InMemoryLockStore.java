@@ -423,7 +423,9 @@ public final class InMemoryLockStore implements LockStore {
     synchronized TakenOver giveTo(String name, String owner, Duration lease) {
         StoredLock lock = locks.computeIfAbsent(name, absent -> new StoredLock());
         Optional<String> previous = lock.holds == 0 ? Optional.empty() : Optional.of(lock.owner);
-        Duration length = lock.holds == 0 ? lease : Duration.ofMillis(lock.leaseMs);
+        // A kept lock's lease is what was left of a minimum hold nobody is inside: the new owner gets a whole lease.
+        boolean kept = lock.holds > 0 && lock.leaseId != null && lock.leaseId.startsWith(KEPT);
+        Duration length = lock.holds == 0 || kept ? lease : Duration.ofMillis(lock.leaseMs);
         if (lock.holds > 0) {
             tellSession(lock);
         }

@@ -148,6 +148,21 @@ public final class IdleLockCleaner {
     }
 
     /**
+     * Removes the session documents that ended at least {@code endedFor} ago (by the database's clock, as
+     * {@code endedAt} records it). Safe at any time: an ended session never becomes live again, and a lock that
+     * still names a session without a document is read as held by an ended one (taken at once), exactly as before
+     * the removal. Live sessions are never removed here: only a waiter's watch may end one.
+     *
+     * @return how many were removed
+     */
+    public long removeEndedSessions(Duration endedFor) {
+        Date cutoff = Date.from(Instant.now(clock).minus(endedFor));
+        return calls.call("remove ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.deleteMany(and(
+                eq(ID + ".mongolock", "session"), eq(LockDocument.STATE, LockDocument.ENDED),
+                lt(LockDocument.ENDED_AT, cutoff)))).getDeletedCount();
+    }
+
+    /**
      * Runs the clean-up in the background: every {@code every} (the first time after once to twice
      * min({@code every}, 5 minutes), at random, so that managers started together do not all ask at once), the manager that {@linkplain #claimRun claims}
      * the interval removes documents free for {@code freeFor}, {@value #DEFAULT_LIMIT} per run, up to
@@ -189,6 +204,11 @@ public final class IdleLockCleaner {
             if (removed > 0) {
                 LOG.log(Level.INFO, "mongolock removed {0} lock document(s) free for over {1} from {2}; token floor at least {3}",
                         removed, freeFor, locks.getNamespace().getFullName(), floorRaisedTo);
+            }
+            long sessions = removeEndedSessions(freeFor);
+            if (sessions > 0) {
+                LOG.log(Level.INFO, "mongolock removed {0} session document(s) ended over {1} ago from {2}",
+                        sessions, freeFor, locks.getNamespace().getFullName());
             }
         } catch (RuntimeException failure) {
             LOG.log(Level.WARNING, "mongolock could not clean up idle lock documents of " + locks.getNamespace().getFullName()

@@ -234,7 +234,7 @@ public final class MongoLockStore implements LockStore {
         }
         if (HeldBySession.isHeldBySession(state)) {
             return AcquireAttempt.Busy.seen(HeldBySession.sightingOf(state, sessions.read(state.getString(LockDocument.SESSION),
-                    name, calls.server("inspect", name).oneClock())), queue(state).contains(manager));
+                    name, serverNow(state))), queue(state).contains(manager));
         }
         Sighting sighting = WatchedState.sightingOf(state);
         String head = ((WatchedState) sighting.state()).head();
@@ -370,13 +370,12 @@ public final class MongoLockStore implements LockStore {
     public Optional<LockInfo> inspect(String name) {
         Document document = read(name);
         if (document != null && HeldBySession.isHeldBySession(document)) {
-            Document session = sessions.read(document.getString(LockDocument.SESSION), name, calls.server("inspect", name).oneClock());
+            Document session = sessions.read(document.getString(LockDocument.SESSION), name, serverNow(document));
             if (session == null || !LockDocument.LIVE.equals(session.get(LockDocument.STATE))) {
                 return Optional.empty(); // for people: its session ended; the next waiter takes it
             }
             // For people: the session's lease and last renewal are the lock's.
-            document = new Document(document).append(RENEWED_AT, session.get(RENEWED_AT)).append(LEASE_MS, session.get(LEASE_MS))
-                    .append(SERVER_NOW, session.get(SERVER_NOW));
+            document = new Document(document).append(RENEWED_AT, session.get(RENEWED_AT)).append(LEASE_MS, session.get(LEASE_MS));
         }
         if (document == null || number(document, HOLDS) == 0 || !(document.get(RENEWED_AT) instanceof Date renewedAt)) {
             return Optional.empty();

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.ForeignTakeover;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.Locked;
+import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -10,6 +10,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.RevocationReason;
 import io.github.mongolock.testing.MongoBackend;
+import io.github.mongolock.testing.StoredSessions;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
 import java.util.List;
@@ -66,10 +67,10 @@ class LeadershipTest {
             LockManager locks = node.select(LockManager.class).get();
             assertTrue(locks.inspect("billing-leader").orElseThrow().owner().startsWith("solo:"));
             var documents = mongo.collection(database, "locks");
-            assertEquals(3000L, documents.find(new Document("_id", "report-leader")).first().get("leaseMs", Number.class)
-                    .longValue(), "the per-election lease (PT3S) over the global one (PT4S)");
-            assertEquals(4000L, documents.find(new Document("_id", "billing-leader")).first().get("leaseMs", Number.class)
-                    .longValue(), "the global lease");
+            assertEquals(3000L, StoredSessions.of(documents, "report-leader").get("leaseMs", Number.class).longValue(),
+                    "the per-election lease (PT3S) over the global one (PT4S): the lease of the session it is held under");
+            assertEquals(4000L, StoredSessions.of(documents, "billing-leader").get("leaseMs", Number.class).longValue(),
+                    "the global lease");
 
             long term = leaderships.term("report-leader").orElseThrow();
             assertTrue(leaderships.stepDown("report-leader"));

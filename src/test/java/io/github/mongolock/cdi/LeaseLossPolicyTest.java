@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.ForeignTakeover;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.LockLostException;
 import io.github.mongolock.Locked;
 import io.github.mongolock.OnLeaseLost;
+import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.SilentProxy;
 import io.github.mongolock.testing.TestMongo;

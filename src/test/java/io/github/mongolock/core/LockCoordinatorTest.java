@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
@@ -16,6 +15,7 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.LockStoreContract;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.DeadHolder;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -76,6 +76,27 @@ class InMemoryLocksTest {
         }
     }
 
+    /**
+     * A lock kept for its minimum hold after its holder let go: the controls change it at once (nobody holds it to be
+     * told, so nothing is waited for; they waited 5 s and threw before) and another owner that takes it over gets a
+     * whole lease, not what was left of the minimum hold.
+     */
+    @Test
+    void controlsOfALockKeptForItsMinimumHoldDoNotWaitForAHolderThatLetGo() {
+        node1.acquire("tick", LockOptions.defaults().holdAtLeast(Duration.ofSeconds(20))).close();
+        long token = locks.takeOver("tick", "batch-node"); // threw after 5 s ("not told") before
+        assertEquals(2, token);
+        assertEquals("batch-node", node2.inspect("tick").orElseThrow().owner());
+        assertTrue(node2.inspect("tick").orElseThrow().expiresAt().isAfter(java.time.Instant.now().plusSeconds(20)),
+                "a whole lease (PT30S), not the minimum hold's remainder");
+        locks.loseLease("tick");
+        node1.acquire("kept", LockOptions.defaults().holdAtLeast(Duration.ofSeconds(20))).close();
+        locks.expire("kept");
+        try (LockSession next = node2.tryAcquire("kept").orElseThrow()) {
+            assertEquals(2, next.fencingToken());
+        }
+    }
+
     @Test
     void aReleaseHandsTheLockToTheNextWaiterOfTheSameManagerWithTheNextToken() throws Exception {
         LockSession held = node1.acquire("job");

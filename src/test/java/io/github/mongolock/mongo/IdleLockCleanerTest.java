@@ -146,6 +146,29 @@ class IdleLockCleanerTest {
     }
 
     @Test
+    void sessionsThatEndedLongAgoAreRemovedAndLiveOnesNever() {
+        AcquireAttempt.Granted held = grant("held", "a:1:1");
+        String live = session;
+        String ended = store.openSession("gone", LEASE);
+        AcquireAttempt.Granted orphaned = assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("orphaned", "gone:1", ended));
+        store.endSession(ended);
+        assertEquals(0, cleanerAhead(Duration.ZERO).removeEndedSessions(Duration.ofHours(24)), "ended just now: kept");
+        assertEquals(1, cleanerAhead(Duration.ofHours(25)).removeEndedSessions(Duration.ofHours(24)));
+        assertEquals(0, raw.countDocuments(new Document("_id", new Document("mongolock", "session").append("id", ended))));
+        assertEquals(1, raw.countDocuments(new Document("_id", new Document("mongolock", "session").append("id", live))),
+                "a live session is never removed, however old the clock makes it look");
+        // A lock still naming the removed session reads as held by an ended one: taken at once, with the next token.
+        String taker = store.openSession("taker", LEASE);
+        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("orphaned", "taker:1", taker));
+        assertTrue(busy.sighting().orElseThrow().endedLongAgo());
+        AcquireAttempt.Granted taken = assertInstanceOf(AcquireAttempt.Granted.class,
+                store.takeOver("orphaned", "taker:1", taker, busy.sighting().orElseThrow()));
+        assertEquals(orphaned.fencingToken() + 1, taken.fencingToken());
+        assertTrue(store.renewSession(live).live());
+        assertTrue(store.release("held", "a:1:1", held.version(), 0));
+    }
+
+    @Test
     void onlyOneManagerCleansUpPerInterval() {
         IdleLockCleaner now = cleanerAhead(Duration.ZERO);
         IdleLockCleaner other = cleanerAhead(Duration.ZERO);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.ServerAddress;
@@ -18,6 +17,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.LockStoreContract;
 import io.github.mongolock.core.Sighting;
+import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
@@ -158,6 +158,49 @@ class MongoLockStoreContractTest extends LockStoreContract {
         AcquireAttempt.Granted next = takeOver("legacy", "b", sight("legacy", "b"));
         assertEquals(4L, next.fencingToken());
         assertEquals(1L, raw.find(new Document("_id", "legacy")).first().getLong("beat"));
+    }
+
+    /**
+     * A rolling upgrade from the per-lock renewal: a lock held by a node of the previous version (a lease id starting
+     * with "b", no session, its holder moving {@code beat}) is watched by its own state and lease, as that version
+     * did, and taken over by the lock's compare-and-set; the take puts it under the taker's session.
+     */
+    @Test
+    void aLockOfThePreviousVersionIsWatchedByItsOwnBeatAndTakenOver() {
+        MongoCollection<Document> raw = mongo.collection(database, "locks");
+        raw.insertOne(new Document("_id", "previous").append("owner", "old-node:1:7").append("holds", 1)
+                .append("version", 4L).append("token", 3L).append("beat", 10L).append("leaseId", "b0123456789abcdef01234567")
+                .append("leaseMs", 30_000L).append("acquiredAt", new Date()).append("renewedAt", new Date()));
+        Sighting first = sight("previous", "b");
+        assertEquals(Duration.ofSeconds(30), first.holderLease(), "its own lease, not a session's");
+        raw.updateOne(new Document("_id", "previous"), new Document("$inc", new Document("beat", 1L))); // it renews
+        assertInstanceOf(AcquireAttempt.Busy.class, store.takeOver("previous", "b", sessionOf("b", LEASE), first),
+                "the old holder's renewal spoils the sighting");
+        AcquireAttempt.Granted next = takeOver("previous", "b", sight("previous", "b"));
+        assertEquals(4L, next.fencingToken());
+        assertEquals(sessionOf("b", LEASE), raw.find(new Document("_id", "previous")).first().getString("session"));
+    }
+
+    /**
+     * The other direction of a rolling upgrade: a node of the previous version watches {@code beat} and
+     * {@code leaseMs} of the lock itself (the rule {@code WatchedState} still applies to locks of no session) and
+     * would take a session lock, which nobody renews by itself, over after one lease. A session lock shows it a
+     * century-long lease, so that waiter's watch never ends and its fast path never fires, even with the lock's
+     * {@code renewedAt} two hours old: it waits until the lock is released.
+     */
+    @Test
+    void aNodeOfThePreviousVersionNeverTakesASessionLockOver() {
+        grant("job", "new-node:1:1", Duration.ofSeconds(3));
+        MongoCollection<Document> raw = mongo.collection(database, "locks");
+        raw.updateOne(new Document("_id", "job"), new Document("$set",
+                new Document("renewedAt", Date.from(Instant.now().minus(Duration.ofHours(2))))));
+        Document lock = raw.aggregate(List.of(new Document("$match", new Document("_id", "job")),
+                new Document("$addFields", new Document("serverNow", "$$NOW")))).first();
+        Sighting asThePreviousVersionSawIt = WatchedState.sightingOf(lock);
+        assertEquals(Duration.ofDays(36_500), asThePreviousVersionSawIt.holderLease());
+        assertTrue(io.github.mongolock.core.LeaseWatch.watchPeriod(asThePreviousVersionSawIt.holderLease())
+                .compareTo(Duration.ofDays(100 * 365)) >= 0, "its watch saturates: it never ends");
+        assertFalse(asThePreviousVersionSawIt.endedLongAgo(), "no fast path either");
     }
 
     @Test

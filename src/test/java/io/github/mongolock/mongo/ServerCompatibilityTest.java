@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.DeadHolder;
 
 import com.mongodb.client.MongoCollection;
 import io.github.mongolock.LockConfigurationException;
@@ -16,6 +15,7 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.core.Sighting;
+import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;

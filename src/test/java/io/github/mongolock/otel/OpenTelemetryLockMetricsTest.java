@@ -5,13 +5,13 @@ import static com.mongodb.client.model.Updates.set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.github.mongolock.testing.ForeignTakeover;
 
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import io.opentelemetry.api.common.Attributes;

@@ -14,11 +14,7 @@ public final class ForeignTakeover {
     }
 
     public static void take(MongoCollection<Document> raw, String name, String newOwner) {
-        Document lock = raw.find(new Document("_id", name)).first();
-        if (lock == null || !(lock.get("session") instanceof String session)) {
-            throw new AssertionError("lock " + name + " is not held under a session: " + lock);
-        }
-        raw.updateOne(new Document("_id", new Document("mongolock", "session").append("id", session)),
+        raw.updateOne(new Document("_id", StoredSessions.of(raw, name).get("_id")),
                 new Document("$set", new Document("state", "ended").append("endedBy", newOwner)));
         raw.updateOne(new Document("_id", name), new Document("$set", new Document("owner", newOwner)
                 .append("leaseId", "s-foreign").append("session", "foreign-session"))

@@ -27,13 +27,33 @@ import java.util.List;
  *                             nothing stops a holder from renewing (the clock scenario)
  * @param lifecycle            the figures of the lifecycle scenarios (managers closed, holds handed over)
  * @param leader               the figures of the leader election scenario ({@link LeaderFigures#NONE} elsewhere)
+ * @param killVictims          the processes killed: how many locks each held, how long until the last was granted again
+ * @param pauseVictims         the same for the processes paused
  * @param problems             the first violations, described for a person
  */
 record CheckReport(int sections, int killedInside, int toldLost, int overlaps, int tokenOrderViolations,
                    long lostUpdates, long unfencedLostUpdates, int locksHeldAtEnd, int pauseViolations,
                    long maxRecoveryNanos, long maxRecoveryFromWatchNanos, int unrecovered, long maxIdleGapNanos, int storeFailures,
                    long maxStoreFailureNanos, int takenFromLiveHolders, LifecycleFigures lifecycle,
-                   LeaderFigures leader, List<String> problems) {
+                   LeaderFigures leader, VictimFigures killVictims, VictimFigures pauseVictims, List<String> problems) {
+
+    /**
+     * The victims of one kind of fault (kills, or pauses) and their locks, as {@link RecoveryChecker} judges them.
+     *
+     * @param victims                    the faults of that kind
+     * @param minLocksHeld               the fewest locks a victim held at its stop, as the harness recorded them
+     * @param maxLocksHeld               the most
+     * @param locksHeld                  all of them, summed over the victims: each a recovery judged on its own
+     * @param maxLastGrantNanos          the longest time from a victim's SIGSTOP until the last of its locks was
+     *                                   granted again, or -1
+     * @param maxLastGrantFromWatchNanos the same, counted from the later of the SIGSTOP and the first waiter's
+     *                                   arrival at any of its locks, or -1
+     */
+    record VictimFigures(int victims, int minLocksHeld, int maxLocksHeld, int locksHeld, long maxLastGrantNanos,
+                         long maxLastGrantFromWatchNanos) {
+
+        static final VictimFigures NONE = new VictimFigures(0, 0, 0, 0, -1, -1);
+    }
 
     /**
      * What {@link LeaderChecker} found.

@@ -61,7 +61,7 @@ class CriticalSectionFencingTest {
     /** Every section works 100-300 ms: time enough for another "holder" to come between read and write. */
     private CriticalSection section() {
         WorkerSettings settings = new WorkerSettings(mongo.uri(), "unused", "w0.0", 1, 1, 30_000, 1_000, 1_000, 1,
-                Long.MAX_VALUE, historyFile, 0, 1, 2, WorkerSettings.Workload.LOOP);
+                Long.MAX_VALUE, historyFile, 0, 1, 2, WorkerSettings.Workload.LOOP, 1);
         return new CriticalSection(settings, history, counters, Set.of(), owner -> false, 1);
     }
 

@@ -3,6 +3,7 @@ package io.github.mongolock.torture;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Projections.include;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Aggregates;
@@ -13,11 +14,16 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
@@ -25,12 +31,14 @@ import org.bson.Document;
  * Injects the faults of the torture test (kills, pauses, network faults, steps of the database's
  * clock) and records each as a {@link FaultEvent}. Victims are
  * chosen among current lock holders as the lock collection shows them (read directly, not through
- * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder.
+ * the proxy), and confirmed after a SIGSTOP so that the fault really hits a holder. Where a victim
+ * must hold many locks ({@link Scenario#MANY_LOCKS}), it is a process holding at least that many under a
+ * live session, and every lock it holds once stopped is recorded and watched until granted again.
  */
 final class FaultInjector {
 
-    /** A holder confirmed while its process is stopped. */
-    private record Victim(WorkerProcess process, String lock, long token, long stoppedAt, long signalled) {
+    /** A holder confirmed while its process is stopped, with the tokens of the locks it holds, in lock order. */
+    private record Victim(WorkerProcess process, Map<String, Long> tokens, long stoppedAt, long signalled) {
     }
 
     private final MongoCollection<Document> locks;
@@ -38,24 +46,42 @@ final class FaultInjector {
     private final TcpProxy proxy;
     private final Random random;
     private static final Duration POLL = Duration.ofMillis(5);
+    /**
+     * How often the harness reads the lock collection while it looks for a victim of many locks (in its hold,
+     * which lasts half a lease or so): each read returns hundreds of documents from a stand-in the workers are
+     * busy with.
+     */
+    private static final Duration MANY_LOCKS_POLL = Duration.ofMillis(100);
+    /** How often it reads a victim's many locks until each is granted again: the next section's recorded start sees each grant precisely anyway. */
+    private static final Duration MANY_GRANTS_POLL = Duration.ofMillis(250);
 
     private final List<String> lockNames;
+    private final Map<String, Integer> lockOrder = new HashMap<>();
     private final Duration recoveryTimeout;
+    private final int minLocksPerVictim;
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    /** Processes stopped by a fault under way: a fault injected at the same time from another thread picks another. */
+    private final Set<WorkerProcess> stopped = ConcurrentHashMap.newKeySet();
     private final List<NetworkFault> networkFaults = Collections.synchronizedList(new ArrayList<>());
     /** The clock step in force, recorded once the next one is written: {offset ms, written, surely followed}. */
     private long[] clockStep;
     private long previousOffsetMillis;
 
     /**
-     * @param recoveryTimeout how long after a fault the harness waits to see its lock granted again
-     *                        before calling the fault unrecovered
+     * @param recoveryTimeout   how long after a fault the harness waits to see its lock granted again
+     *                          before calling the fault unrecovered
+     * @param minLocksPerVictim 1: a kill or pause stops the holder of a lock, and records that lock; more: it
+     *                          stops a process holding at least this many locks, and records them all
      */
     FaultInjector(MongoCollection<Document> locks, List<String> lockNames, WorkerFleet fleet, TcpProxy proxy,
-                  Duration recoveryTimeout, long seed) {
+                  Duration recoveryTimeout, int minLocksPerVictim, long seed) {
         this.locks = locks;
         this.lockNames = List.copyOf(lockNames);
+        for (int i = 0; i < lockNames.size(); i++) {
+            lockOrder.put(lockNames.get(i), i);
+        }
         this.recoveryTimeout = recoveryTimeout;
+        this.minLocksPerVictim = minLocksPerVictim;
         this.fleet = fleet;
         this.proxy = proxy;
         this.random = new Random(seed);
@@ -77,7 +103,8 @@ final class FaultInjector {
 
     /**
      * {@code kill -9} of a process inside a critical section (stopped first, so it is caught holding),
-     * then a replacement; returns once another process was granted the lock (or the recovery timeout passed).
+     * then a replacement; returns once another process was granted each of its locks (or the recovery
+     * timeout passed).
      */
     boolean killHolder() {
         Optional<Victim> victim = stopHolder();
@@ -87,14 +114,13 @@ final class FaultInjector {
         Victim v = victim.get();
         v.process().kill();
         fleet.replace(v.process());
-        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()),
-                v.stoppedAt() + recoveryTimeout.toNanos());
-        events.add(new FaultEvent(FaultEvent.Kind.KILL, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                v.signalled(), v.process().deathNanos(), recoveredAt));
+        Map<String, Long> granted = awaitGrants(v.tokens(), v.stoppedAt() + recoveryTimeout.toNanos());
+        events.add(event(FaultEvent.Kind.KILL, v, granted, v.process().deathNanos()));
+        stopped.remove(v.process());
         return true;
     }
 
-    /** SIGSTOP of a holder for {@code pause}, watching for another process to be granted its lock meanwhile, then SIGCONT. */
+    /** SIGSTOP of a holder for {@code pause}, watching for another process to be granted its locks meanwhile, then SIGCONT. */
     boolean pauseHolder(Duration pause) {
         Optional<Victim> victim = stopHolder();
         if (victim.isEmpty()) {
@@ -102,17 +128,29 @@ final class FaultInjector {
         }
         Victim v = victim.get();
         long resumeAt = v.stoppedAt() + pause.toNanos();
-        long recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), resumeAt);
+        Map<String, Long> granted = new HashMap<>(awaitGrants(v.tokens(), resumeAt));
         sleepUntil(resumeAt);
         v.process().resume();
-        if (recoveredAt == FaultEvent.UNRECOVERED) {
-            // Nobody took it over while the holder was stopped (its waiters came late): the grant that
+        long resumed = System.nanoTime();
+        if (granted.size() < v.tokens().size()) {
+            // Nobody took some over while the holder was stopped (their waiters came late): the grant that
             // ends the fault may come after the SIGCONT, by a takeover or after the holder's own release.
-            recoveredAt = awaitGrant(List.of(v.lock()), Map.of(v.lock(), v.token()), v.stoppedAt() + recoveryTimeout.toNanos());
+            Map<String, Long> rest = new LinkedHashMap<>(v.tokens());
+            rest.keySet().removeAll(granted.keySet());
+            granted.putAll(awaitGrants(rest, v.stoppedAt() + recoveryTimeout.toNanos()));
         }
-        events.add(new FaultEvent(FaultEvent.Kind.PAUSE, v.process().name(), v.lock(), v.token(), v.stoppedAt(),
-                v.signalled(), System.nanoTime(), recoveredAt));
+        // One lock: the pause lasts until its late grant, if any, was seen (the rules judge a takeover after the
+        // SIGCONT as part of it). Many: until the SIGCONT; their grants go on for seconds after it.
+        events.add(event(FaultEvent.Kind.PAUSE, v, granted, v.tokens().size() > 1 ? resumed : System.nanoTime()));
+        stopped.remove(v.process());
         return true;
+    }
+
+    private static FaultEvent event(FaultEvent.Kind kind, Victim v, Map<String, Long> granted, long until) {
+        List<FaultEvent.HeldLock> held = new ArrayList<>();
+        v.tokens().forEach((lock, token) -> held.add(new FaultEvent.HeldLock(lock, token,
+                granted.getOrDefault(lock, FaultEvent.UNRECOVERED))));
+        return FaultEvent.ofVictim(kind, v.process().name(), held, v.stoppedAt(), v.signalled(), until);
     }
 
     /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}; returns once a lock is granted again. */
@@ -244,6 +282,29 @@ final class FaultInjector {
     }
 
     /**
+     * Polls the lock documents until each of {@code tokens}' locks shows a larger token (a fresh grant;
+     * the grantee may have released again between two polls) or the deadline passes.
+     *
+     * @return when each grant was first seen, for the locks seen granted again
+     */
+    private Map<String, Long> awaitGrants(Map<String, Long> tokens, long deadline) {
+        Map<String, Long> granted = new HashMap<>();
+        while (granted.size() < tokens.size() && deadline - System.nanoTime() > 0) {
+            List<String> waiting = tokens.keySet().stream().filter(name -> !granted.containsKey(name)).toList();
+            for (Document lock : locks.find(in("_id", waiting))) {
+                String name = lock.getString("_id");
+                if (token(lock) > tokens.get(name)) {
+                    granted.put(name, System.nanoTime());
+                }
+            }
+            if (granted.size() < tokens.size()) {
+                sleepUntil(System.nanoTime() + (tokens.size() > 1 ? MANY_GRANTS_POLL : POLL).toNanos());
+            }
+        }
+        return granted;
+    }
+
+    /**
      * Polls the lock documents until one of {@code names} shows a token above {@code tokens}' (a fresh
      * grant; the grantee may have released again between two polls) or the deadline passes.
      *
@@ -270,6 +331,10 @@ final class FaultInjector {
     }
 
     private Optional<Victim> stopHolder() {
+        return minLocksPerVictim > 1 ? stopManyLockHolder() : stopOneLockHolder();
+    }
+
+    private Optional<Victim> stopOneLockHolder() {
         for (int attempt = 0; attempt < 200; attempt++) {
             List<Document> held = locks.find(gt("holds", 0)).into(new ArrayList<>());
             if (!held.isEmpty()) {
@@ -285,7 +350,7 @@ final class FaultInjector {
                     Document now = locks.find(eq("_id", lock.getString("_id"))).first();
                     if (now != null && owner.equals(now.getString("owner")) && now.getInteger("holds", 0) > 0
                             && token(now) == token(lock)) {
-                        return Optional.of(new Victim(process.get(), lock.getString("_id"), token(now), stoppedAt,
+                        return Optional.of(new Victim(process.get(), Map.of(lock.getString("_id"), token(now)), stoppedAt,
                                 signalled));
                     }
                     process.get().resume();
@@ -294,6 +359,62 @@ final class FaultInjector {
             sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10 + random.nextInt(20)));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Stops a process that holds at least {@link #minLocksPerVictim} locks under a live session, and confirms
+     * 50 ms later (requests on the wire landed) that it still holds that many: the victim's locks are the ones
+     * it holds then.
+     */
+    private Optional<Victim> stopManyLockHolder() {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            Map<WorkerProcess, Map<String, Long>> holders = heldUnderLiveSessions();
+            // Not one another fault has stopped: it still shows its whole batch held.
+            List<WorkerProcess> candidates = holders.entrySet().stream()
+                    .filter(held -> held.getValue().size() >= minLocksPerVictim && !stopped.contains(held.getKey()))
+                    .map(Map.Entry::getKey).toList();
+            WorkerProcess process = candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+            if (process != null && stopped.add(process)) {
+                long stoppedAt = System.nanoTime();
+                process.stop();
+                long signalled = System.nanoTime();
+                sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+                Map<String, Long> held = heldUnderLiveSessions().getOrDefault(process, Map.of());
+                if (held.size() >= minLocksPerVictim) {
+                    return Optional.of(new Victim(process, held, stoppedAt, signalled));
+                }
+                process.resume();
+                stopped.remove(process);
+            }
+            sleepUntil(System.nanoTime() + MANY_LOCKS_POLL.toNanos() + TimeUnit.MILLISECONDS.toNanos(random.nextInt(50)));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The locks each live worker process holds, as the lock collection shows them, with their tokens in lock
+     * order: those under a session still live (a paused holder's locks that nobody took stay in the collection
+     * under its ended session until taken, and are not held).
+     */
+    private Map<WorkerProcess, Map<String, Long>> heldUnderLiveSessions() {
+        Set<String> live = new HashSet<>();
+        for (Document session : locks.find(eq("state", "live")).projection(include("_id"))) {
+            if (session.get("_id") instanceof Document id) {
+                live.add(id.getString("id"));
+            }
+        }
+        Map<WorkerProcess, Map<String, Long>> held = new HashMap<>();
+        List<Document> documents = locks.find(gt("holds", 0)).projection(include("owner", "session", "token"))
+                .into(new ArrayList<>());
+        documents.sort(Comparator.comparingInt(lock -> lockOrder.getOrDefault(lock.getString("_id"), Integer.MAX_VALUE)));
+        for (Document lock : documents) {
+            String owner = lock.getString("owner");
+            if (owner != null && live.contains(lock.getString("session"))) {
+                fleet.owning(owner).ifPresent(process -> held.computeIfAbsent(process, p -> new LinkedHashMap<>())
+                        .put(lock.getString("_id"), token(lock)));
+            }
+        }
+        return held;
     }
 
     private static long token(Document lock) {

@@ -29,20 +29,15 @@ import java.util.stream.Collectors;
  * <li><b>Pauses</b>: when a later holder took over during a pause (the paused holder's own release
  * was not accepted: a pause can catch a release on the wire), the paused section must show all
  * three signs of loss (isHeld false at its end if its work went on past the SIGSTOP, LEASE_LOST
- * heard, close threw LockLostException) and the next holder must have released its lock normally.
+ * heard, close threw LockLostException) and the next holder must have released its lock normally (unless
+ * it was paused or killed in its turn).
  * With {@code networkFaults}, a close() that could not reach MongoDB (LockStoreException) also
  * counts as told (alone, for a holder caught inside that close(): no LEASE_LOST comes for a closed
  * session), and the next holder is not checked (its own release may meet a cut connection).</li>
- * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the earlier
- * of two sightings of the next grant: the harness's poll of the lock document (see
- * {@link FaultEvent#recoveredAt()}) and the recorded start of the next section (of the victim's
- * lock in another process; after an outage, of any lock). After a kill or a pause another process
- * must have run a section of that lock. <b>Recovery from the watch</b> counts the same grant from
- * the later of the SIGSTOP and the moment the first waiter in another process began waiting for the
- * lock (the earliest acquire call on it, granted or not, still under way at the SIGSTOP or begun
- * after it): a waiter cannot see a lock held before it asks, and the lease rule promises the grant
- * within a bound of the waiter first seeing the lock held. Where a waiter was there all along, the
- * two are the same.</li>
+ * <li><b>Recovery</b>: from a kill's or pause's SIGSTOP, or from the end of an outage, to the next
+ * grant of the lock, and from the later of the SIGSTOP and the first waiter's arrival (recovery from
+ * the watch): see {@link RecoveryChecker}. A victim recorded holding many locks is judged on each of
+ * them, by this rule and the pause rule, and the last of them to be granted again is reported.</li>
  * <li><b>Clock steps</b> of the database are recorded as faults but have no recovery of their own:
  * a step that handed a live holder's lock to another shows as an overlap or a token-order violation,
  * one that kept a dead holder's lock blocked as the slow recovery of a kill made while it held.</li>
@@ -105,37 +100,22 @@ final class HistoryChecker {
             note(problems, locksHeldAtEnd + " lock(s) still held after the run");
         }
         int pauseViolations = 0;
-        long maxRecovery = -1;
-        long maxRecoveryFromWatch = -1;
-        int unrecovered = 0;
+        // Elections are judged below: a leader's faults end with a larger term, not with a critical section.
+        RecoveryChecker.Recovery recovery = election.isPresent()
+                ? new RecoveryChecker.Recovery(-1, -1, 0, CheckReport.VictimFigures.NONE, CheckReport.VictimFigures.NONE)
+                : RecoveryChecker.check(sections, failures, faults, problem -> note(problems, problem));
+        long maxRecovery = recovery.maxNanos();
+        long maxRecoveryFromWatch = recovery.maxFromWatchNanos();
+        int unrecovered = recovery.unrecovered();
+        List<FaultEvent> pausesPerLock = faults.stream().filter(fault -> fault.kind() == FaultEvent.Kind.PAUSE)
+                .flatMap(fault -> fault.perLock().stream()).toList();
         Set<String> pausedSections = new HashSet<>();
-        for (FaultEvent fault : faults) {
-            if (fault.kind() == FaultEvent.Kind.PAUSE) {
-                pausedSections.add(fault.lock() + "#" + fault.token());
-            }
+        for (FaultEvent pause : pausesPerLock) {
+            pausedSections.add(pause.lock() + "#" + pause.token());
         }
-        for (FaultEvent fault : faults) {
-            if (!fault.needsRecovery() || election.isPresent()) {
-                continue; // a clock step takes no lock away: overlaps and token order judge it; elections: below
-            }
-            Optional<SectionRecord> next = nextAfter(fault, sections);
-            if (!fault.recovered()) {
-                unrecovered++;
-                note(problems, fault + ": the lock was not granted again");
-            } else if (fault.kind() != FaultEvent.Kind.OUTAGE && next.isEmpty()) {
-                unrecovered++;
-                note(problems, fault + ": no other process ran a section of the lock afterwards");
-            } else {
-                // Two observers of the same grant, each late in its own way: the harness's poll (queued
-                // behind a busy MongoDB) and the next section's recorded start. The earlier bounds it.
-                long seen = next.map(section -> Math.min(section.start(), fault.recoveredAt())).orElse(fault.recoveredAt());
-                maxRecovery = Math.max(maxRecovery, seen - fault.recoveryFrom());
-                maxRecoveryFromWatch = Math.max(maxRecoveryFromWatch, seen - watchedFrom(fault, seen, sections, failures));
-            }
-            if (fault.kind() == FaultEvent.Kind.PAUSE) {
-                pauseViolations += checkPause(fault, byLock.getOrDefault(fault.lock(), List.of()), failures,
-                        pausedSections, networkFaults, problems);
-            }
+        for (FaultEvent pause : election.isPresent() ? List.<FaultEvent>of() : pausesPerLock) {
+            pauseViolations += checkPause(pause, byLock.getOrDefault(pause.lock(), List.of()), failures,
+                    pausedSections, networkFaults, problems);
         }
         int storeFailures = 0;
         long maxStoreFailure = -1;
@@ -166,7 +146,7 @@ final class HistoryChecker {
         int toldLost = (int) sections.stream().filter(SectionRecord::toldLost).count();
         return new CheckReport(sections.size(), killed, toldLost, overlaps, tokenOrder, lostUpdates, unfencedLost,
                 locksHeldAtEnd, pauseViolations, maxRecovery, maxRecoveryFromWatch, unrecovered, maxIdleGap, storeFailures, maxStoreFailure,
-                takenFromLive, figures, leader, List.copyOf(problems));
+                takenFromLive, figures, leader, recovery.kills(), recovery.pauses(), List.copyOf(problems));
     }
 
     private static boolean duringOutage(long nanos, List<FaultEvent> faults) {
@@ -260,45 +240,6 @@ final class HistoryChecker {
         return maxGap;
     }
 
-    /**
-     * Where recovery from the watch counts from: the later of the fault and the start of the earliest
-     * acquire call of another process on the victim's lock still under way at the fault or begun after
-     * it, before the grant was seen. An outage counts from MongoDB's return, as its recovery does.
-     */
-    private static long watchedFrom(FaultEvent fault, long grantSeen, List<SectionRecord> sections,
-                                    List<AcquireFailure> failures) {
-        if (fault.kind() == FaultEvent.Kind.OUTAGE) {
-            return fault.recoveryFrom();
-        }
-        long earliest = Long.MAX_VALUE;
-        for (SectionRecord section : sections) {
-            // A granted call ends when acquire returned, which is the section's start.
-            if (waitedFor(fault, section.process(), section.lock(), section.askedAt(), section.start(), grantSeen)) {
-                earliest = Math.min(earliest, section.askedAt());
-            }
-        }
-        for (AcquireFailure failure : failures) {
-            if (waitedFor(fault, failure.process(), failure.lock(), failure.askedAt(), failure.failedAt(), grantSeen)) {
-                earliest = Math.min(earliest, failure.askedAt());
-            }
-        }
-        return earliest == Long.MAX_VALUE ? fault.at() : Math.max(fault.at(), earliest);
-    }
-
-    private static boolean waitedFor(FaultEvent fault, String process, String lock, long askedAt, long returnedAt,
-                                     long grantSeen) {
-        return lock.equals(fault.lock()) && !process.equals(fault.process()) && askedAt - grantSeen <= 0
-                && returnedAt - fault.at() >= 0;
-    }
-
-    /** The first section after the fault: of the victim's lock in another process, or of any lock after an outage. */
-    private static Optional<SectionRecord> nextAfter(FaultEvent fault, List<SectionRecord> sections) {
-        return sections.stream()
-                .filter(s -> fault.kind() == FaultEvent.Kind.OUTAGE ? s.start() > fault.until()
-                        : s.lock().equals(fault.lock()) && !s.process().equals(fault.process()) && s.start() > fault.at())
-                .min(Comparator.comparingLong(SectionRecord::start));
-    }
-
     private static int checkPause(FaultEvent pause, List<SectionRecord> ofLock, List<AcquireFailure> failures,
                                   Set<String> pausedSections, boolean networkFaults, List<String> problems) {
         Optional<SectionRecord> paused = ofLock.stream().filter(s -> s.token() == pause.token()).findFirst();
@@ -344,7 +285,8 @@ final class HistoryChecker {
             note(problems, "paused holder not told of its loss: " + describe(section));
         }
         SectionRecord next = successor.get();
-        if (!networkFaults && !pausedSections.contains(next.lock() + "#" + next.token())
+        // A next holder paused or killed in its turn (the harness's next fault) could not keep its lock either.
+        if (!networkFaults && !pausedSections.contains(next.lock() + "#" + next.token()) && !next.killedInside()
                 && (next.close() != SectionRecord.CloseOutcome.OK || !next.heldAtEnd())) {
             count++;
             note(problems, "the holder after a pause did not keep its lock: " + describe(next));

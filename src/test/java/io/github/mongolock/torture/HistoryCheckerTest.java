@@ -171,6 +171,8 @@ class HistoryCheckerTest {
         SectionRecord disturbed = new SectionRecord("q", "a", 2, "q:n:1", 1600, 1700, false, WriteOutcome.ACCEPTED,
                 WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
         assertEquals(1, check(List.of(lost("p", 1, 0, 3200), disturbed), List.of(pause)).pauseViolations());
+        // The next holder killed in its turn (the harness's next fault): it could not keep its lock, nobody disturbed it.
+        assertEquals(0, check(List.of(lost("p", 1, 0, 3200), killed("q", 2, 1600, 5000)), List.of(pause)).pauseViolations());
         // The SIGSTOP caught it inside close(), its work over: isHeld() was rightly true at its end.
         SectionRecord caughtInClose = new SectionRecord("p", "a", 1, "p:n:1", 0, 102, false, WriteOutcome.ACCEPTED,
                 WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, true);
@@ -212,6 +214,59 @@ class HistoryCheckerTest {
         List<AcquireFailure> timedOutBefore = List.of(new AcquireFailure("p", "a", "TIMEOUT", 10, 90));
         assertEquals(1, HistoryChecker.check(sections, timedOutBefore, List.of(pause), EXACT, 0, true).pauseViolations(),
                 "an acquire that ended before the pause explains nothing");
+    }
+
+    /** A section of {@code lock} whose acquire call began at {@code askedAt}, clean or told of its loss. */
+    private static SectionRecord on(String lock, String process, long token, long askedAt, long start, long end, boolean told) {
+        return new SectionRecord(process, lock, token, process + ":n:" + token, start, end, false,
+                told ? WriteOutcome.SKIPPED : WriteOutcome.ACCEPTED, told ? WriteOutcome.SKIPPED : WriteOutcome.ACCEPTED,
+                !told, told ? CloseOutcome.LOST : CloseOutcome.OK, told, askedAt);
+    }
+
+    @Test
+    void aVictimHoldingManyLocksIsJudgedOnEachAndTheLastGrantIsReported() {
+        List<SectionRecord> killedInside = List.of(on("a", "p", 1, 0, 0, 0, false).endedByDeath(150),
+                on("b", "p", 1, 0, 0, 0, false).endedByDeath(150), on("c", "p", 1, 0, 0, 0, false).endedByDeath(150));
+        // Waiters: on a since 1000, on b since 1620 (after the stop), on c since 1900.
+        List<SectionRecord> next = List.of(on("a", "q", 2, 1000, 1600, 1700, false), on("b", "q", 2, 1620, 1650, 1700, false),
+                on("c", "r", 2, 1900, 2100, 2200, false));
+        List<SectionRecord> sections = new ArrayList<>(killedInside);
+        sections.addAll(next);
+        FaultEvent kill = FaultEvent.ofVictim(FaultEvent.Kind.KILL, "p", List.of(new FaultEvent.HeldLock("a", 1, 1590),
+                new FaultEvent.HeldLock("b", 1, 1700), new FaultEvent.HeldLock("c", 1, 2000)), 100, 105, 150);
+        assertEquals(3, kill.locksHeld());
+        CheckReport report = check(sections, List.of(kill));
+        assertEquals(0, report.unrecovered());
+        // Per lock, from the stop: a 1490 (the poll), b 1550 (the section), c 1900.
+        assertEquals(1900, report.maxRecoveryNanos());
+        // Per lock, from its first waiter: a 590, b 30, c 100.
+        assertEquals(590, report.maxRecoveryFromWatchNanos());
+        CheckReport.VictimFigures victims = report.killVictims();
+        assertEquals(new CheckReport.VictimFigures(1, 3, 3, 3, 1900, 1000), victims,
+                "the last grant (c at 2000) from the stop, and from the first waiter's arrival at any of them (a, 1000)");
+        assertEquals(CheckReport.VictimFigures.NONE, report.pauseVictims());
+        // One of the victim's locks never granted again, or granted but never run by another process: each counts.
+        FaultEvent lostOne = FaultEvent.ofVictim(FaultEvent.Kind.KILL, "p", List.of(new FaultEvent.HeldLock("a", 1, 1590),
+                new FaultEvent.HeldLock("b", 1, 1700), new FaultEvent.HeldLock("c", 1, FaultEvent.UNRECOVERED)), 100, 105, 150);
+        assertEquals(1, check(sections, List.of(lostOne)).unrecovered());
+        assertEquals(1, check(sections.subList(0, 5), List.of(kill)).unrecovered());
+    }
+
+    @Test
+    void aPausedHolderOfManyLocksMustBeToldOfEachLoss() {
+        List<FaultEvent.HeldLock> held = List.of(new FaultEvent.HeldLock("a", 1, 1590), new FaultEvent.HeldLock("b", 1, 1600));
+        FaultEvent pause = FaultEvent.ofVictim(FaultEvent.Kind.PAUSE, "p", held, 100, 105, 3100);
+        List<SectionRecord> told = List.of(on("a", "p", 1, 0, 0, 3200, true), on("b", "p", 1, 0, 0, 3200, true),
+                on("a", "q", 2, 50, 1600, 1700, false), on("b", "q", 2, 1000, 1650, 1700, false));
+        CheckReport clean = check(told, List.of(pause));
+        assertEquals(0, clean.pauseViolations());
+        assertEquals(new CheckReport.VictimFigures(1, 2, 2, 2, 1500, 1500), clean.pauseVictims());
+        // Its second lock went to q while it was stopped, yet it worked on seeing isHeld() true, and heard no LEASE_LOST.
+        SectionRecord unawareOfB = new SectionRecord("p", "b", 1, "p:n:1", 0, 3200, false, WriteOutcome.FENCED,
+                WriteOutcome.ACCEPTED, true, CloseOutcome.LOST, false);
+        List<SectionRecord> notToldOfB = List.of(on("a", "p", 1, 0, 0, 3200, true), unawareOfB,
+                on("a", "q", 2, 50, 1600, 1700, false), on("b", "q", 2, 1000, 1650, 1700, false));
+        assertEquals(1, check(notToldOfB, List.of(pause)).pauseViolations());
     }
 
     @Test

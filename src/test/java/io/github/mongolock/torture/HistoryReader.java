@@ -24,6 +24,7 @@ import java.util.Map;
  * B lock thread outcome                                              an acquire on a thread that had detached an open hold of it
  * X call exceptionClass message                                      a non-LockException reached a caller
  * J election at                                                      the worker joined the election
+ * U at                                                               the worker is up, about to take its first lock
  * Y term before after                                                isLeader() answered yes (LEADER workload)
  * G term at                                                          the leadership listener was told granted
  * V term reason at                                                   it was told revoked
@@ -98,7 +99,7 @@ final class HistoryReader {
                     case "V" -> revocations.add(new LeaderHistory.Notice(process, Long.parseLong(f[1]), f[2],
                             Long.parseLong(f[3])));
                     default -> {
-                        // "L" lines are for people reading the file (the E line carries the same fact); "J" marks a start.
+                        // "L" lines are for people reading the file (the E line carries the same fact); "J" and "U" mark a start.
                     }
                 }
             } catch (RuntimeException torn) {

@@ -71,6 +71,11 @@ final class HistoryWriter implements AutoCloseable {
         line("B\t" + lock + "\t" + thread + "\t" + outcome);
     }
 
+    /** The worker is connected and about to take its first lock: its first record, so the harness knows it is up. */
+    void up(long at) {
+        line("U\t" + at);
+    }
+
     /** The worker joined the election {@code election}: its first record, so the harness knows it is up. */
     void joined(String election, long at) {
         line("J\t" + election + "\t" + at);

@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * The torture scenarios: one fault each, all of them together, two of the lock's own lifecycle
  * (managers closed under load, holds handed over between pooled threads), and the database's wall
- * clock stepped forward and back (a stand-in of its own under libfaketime), and a leader election whose
- * leader is killed, paused and cut off.
+ * clock stepped forward and back (a stand-in of its own under libfaketime), a leader election whose
+ * leader is killed, paused and cut off, and workers each holding a few hundred locks at once under one
+ * session, paused and killed.
  */
 enum Scenario {
     KILL("holder killed (kill -9)"),
@@ -20,7 +21,8 @@ enum Scenario {
     SHUTDOWN("managers closed and rebuilt under load"),
     HANDOVER("holds handed over across a small thread pool"),
     SERVER_CLOCK("database clock stepped forward and back"),
-    LEADER("leader election under kill, pause and cut connections");
+    LEADER("leader election under kill, pause and cut connections"),
+    MANY_LOCKS("workers holding a few hundred locks each, paused and killed");
 
     /**
      * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
@@ -49,7 +51,7 @@ enum Scenario {
      */
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
-            case KILL, PAUSE, SERVER_CLOCK -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
+            case KILL, PAUSE, SERVER_CLOCK, MANY_LOCKS -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
             // A candidate first sees the dead leader's last renewal at one poll and takes over at the first poll
             // after lease + 3 % (which the renewal interval covers, as above): two polls, where a waiter in acquire
             // wakes when the takeover is due. One poll more: a candidate's polls run one after the other on its
@@ -66,8 +68,42 @@ enum Scenario {
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
             case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
             case LEADER -> WorkerSettings.Workload.LEADER;
+            case MANY_LOCKS -> WorkerSettings.Workload.MANY_HOLDS;
             default -> WorkerSettings.Workload.LOOP;
         };
+    }
+
+    /** The threads of each worker: one per worker holds a whole batch of {@link #MANY_LOCKS}. */
+    int threads(TortureConfig config) {
+        return this == MANY_LOCKS ? 1 : config.threads();
+    }
+
+    /**
+     * How long an acquire waits. In {@link #MANY_LOCKS} a worker waits for a neighbour's whole batch (whose
+     * holder may itself be waiting for the next): twice the configuration's, so a waiter rarely times out
+     * (it asks again at once when it does, its watch going on).
+     */
+    Duration waitTime(TortureConfig config) {
+        return this == MANY_LOCKS ? config.waitTime().multipliedBy(2) : config.waitTime();
+    }
+
+    /** The section budget of the whole scenario: a {@link #MANY_LOCKS} worker runs a few hundred sections a round. */
+    int maxSections(TortureConfig config) {
+        return this == MANY_LOCKS ? config.maxSections() * 10 : config.maxSections();
+    }
+
+    /** A critical section's work, in microseconds: shorter where a worker finishes a few hundred one after the other. */
+    int[] workMicros(TortureConfig config) {
+        return this == MANY_LOCKS ? new int[] {100, 400} : new int[] {config.workMinMicros(), config.workMaxMicros()};
+    }
+
+    /**
+     * The fewest locks a victim of a kill or pause must hold: in {@link #MANY_LOCKS} its whole batch (so every
+     * fault meets a holder of a few hundred locks, each recorded and watched until granted again); elsewhere 1,
+     * the lock the victim was picked for, the only one recorded.
+     */
+    int minLocksPerVictim(TortureConfig config) {
+        return this == MANY_LOCKS ? config.locksPerWorker() : 1;
     }
 
     /** Whether this scenario needs a MongoDB of its own whose wall clock it steps (the stepped-clock stand-in). */
@@ -109,10 +145,36 @@ enum Scenario {
     /**
      * This scenario's time: the configuration's, and half as much again for {@link #MIXED}, whose round of
      * an outage, a pause (2 leases each) and a kill with connection chaos between them would otherwise not
-     * fit into the short run's fault window on a loaded machine.
+     * fit into the short run's fault window on a loaded machine. For {@link #MANY_LOCKS} a bound, 30 s more:
+     * the harness ends the scenario once its rounds are done ({@code manyLocksRounds}), and each round, the
+     * victims' few hundred locks granted again one by one, takes 3 to 12 s on this machine as its load goes.
      */
     Duration time(TortureConfig config) {
-        return this == MIXED ? config.scenarioTime().multipliedBy(3).dividedBy(2) : config.scenarioTime();
+        return switch (this) {
+            case MIXED -> config.scenarioTime().multipliedBy(3).dividedBy(2);
+            case MANY_LOCKS -> config.scenarioTime().plusSeconds(30);
+            default -> config.scenarioTime();
+        };
+    }
+
+    /**
+     * How long after a kill's or pause's SIGSTOP the harness watches for the victim's locks to be granted
+     * again: 10 leases, and in {@link #MANY_LOCKS} 100 ms more per lock of the batch, as the partner takes
+     * them one after the other once it has the gate (20-60 ms each on this machine, loaded; a long run's
+     * first round, its JVMs cold, took 18 s for 300).
+     */
+    Duration recoveryTimeout(TortureConfig config) {
+        Duration leases = config.lease().multipliedBy(10);
+        return this == MANY_LOCKS ? leases.plusMillis(100L * config.locksPerWorker()) : leases;
+    }
+
+    /**
+     * In {@link #MANY_LOCKS}, no round of faults starts later than this before the workers' deadline: its
+     * victims' few hundred locks are all granted again only once the other workers have come to each of them,
+     * and workers stop at the deadline. Two leases for the gate, and 100 ms per lock for the rest.
+     */
+    static Duration quietTail(TortureConfig config) {
+        return config.lease().multipliedBy(2).plusMillis(100L * config.locksPerWorker());
     }
 
     /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
@@ -120,16 +182,39 @@ enum Scenario {
         return this == CUT || this == OUTAGE || this == MIXED || this == LEADER;
     }
 
-    /** The locks the workers use: the election's lock, or {@code locks} lock names. */
+    /**
+     * The locks the workers use: the election's lock, or lock names: {@code locks} of them, or in
+     * {@link #MANY_LOCKS} {@code locksPerWorker} for each pair of workers, the batch both take whole (see
+     * {@link ManyLocksWorkload}).
+     */
     List<String> lockNames(TortureConfig config) {
         if (this == LEADER) {
             return List.of(WorkerSettings.ELECTION);
         }
+        int count = this == MANY_LOCKS ? ManyLocksWorkload.pairs(config.workers()) * config.locksPerWorker() : config.locks();
         List<String> names = new ArrayList<>();
-        for (int i = 0; i < config.locks(); i++) {
+        for (int i = 0; i < count; i++) {
             names.add(WorkerSettings.lockName(i));
         }
         return names;
+    }
+
+    /**
+     * The locks a timeline draws, a panel each: all of them, but in {@link #MANY_LOCKS} the first (the gate) and
+     * the last of each pair's batch: a victim's gate names its fault; its partner waits there for the victim's
+     * lease, then takes the others without waiting.
+     */
+    List<String> drawnLocks(TortureConfig config) {
+        if (this != MANY_LOCKS) {
+            return lockNames(config);
+        }
+        List<String> drawn = new ArrayList<>();
+        for (int pair = 0; pair < ManyLocksWorkload.pairs(config.workers()); pair++) {
+            List<String> batch = ManyLocksWorkload.batch(2 * pair, config.workers(), lockNames(config).size());
+            drawn.add(batch.get(0));
+            drawn.add(batch.get(batch.size() - 1));
+        }
+        return drawn;
     }
 
     /** Worker slot 0 runs its lock manager on a clock about to wrap around; slot 1 on one 146 years behind. */

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.bson.Document;
 
 /**
@@ -61,10 +62,13 @@ final class ScenarioRun {
         String database = mongo.freshDatabase();
         MongoDatabase db = mongo.client().getDatabase(database);
         MongoCollection<Document> counters = db.getCollection(WorkerSettings.COUNTERS_COLLECTION);
-        for (int i = 0; i < config.locks(); i++) {
-            counters.insertOne(new Document("_id", WorkerSettings.lockName(i)).append("value", 0L).append("writes", 0L)
+        List<String> lockNames = scenario.lockNames(config);
+        List<Document> fresh = new ArrayList<>();
+        for (String name : lockNames) {
+            fresh.add(new Document("_id", name).append("value", 0L).append("writes", 0L)
                     .append("plain", 0L).append("plainWrites", 0L).append(CriticalSection.FENCE, 0L));
         }
+        counters.insertMany(fresh);
         createDirectory();
         ConnectionString target = new ConnectionString(mongo.uri());
         String[] hostPort = target.getHosts().get(0).split(":");
@@ -72,15 +76,17 @@ final class ScenarioRun {
         long faultWindow = (long) (scenario.time(config).toNanos() * config.faultShare());
         try (TcpProxy proxy = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017)) {
             String proxied = "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true&heartbeatFrequencyMS=500";
-            WorkerSettings template = new WorkerSettings(proxied, database, "", config.threads(), config.locks(),
-                    config.lease().toMillis(), config.waitTime().toMillis(), config.storeTimeout().toMillis(),
-                    Math.max(config.maxSections() / config.workers(), 1), deadline, directory, 0,
-                    config.workMinMicros(), config.workMaxMicros(), scenario.workload());
+            int[] work = scenario.workMicros(config);
+            WorkerSettings template = new WorkerSettings(proxied, database, "", scenario.threads(config),
+                    lockNames.size(), config.lease().toMillis(),
+                    scenario.waitTime(config).toMillis(), config.storeTimeout().toMillis(),
+                    Math.max(scenario.maxSections(config) / config.workers(), 1), deadline, directory, 0,
+                    work[0], work[1], scenario.workload(), config.workers());
             try (WorkerFleet fleet = new WorkerFleet(directory, template, scenario.clockOffsets(config.workers(), begin))) {
                 fleet.startAll();
-                List<String> lockNames = scenario.lockNames(config);
                 FaultInjector faults = new FaultInjector(db.getCollection(WorkerSettings.LOCKS_COLLECTION), lockNames,
-                        fleet, proxy, config.lease().multipliedBy(10), scenario.ordinal() * 7919L + begin);
+                        fleet, proxy, scenario.recoveryTimeout(config), scenario.minLocksPerVictim(config),
+                        scenario.ordinal() * 7919L + begin);
                 if (!fleet.awaitReady(begin + STARTUP.multipliedBy(10).toNanos())) {
                     throw new IllegalStateException("the workers did not start within " + STARTUP.multipliedBy(10)
                             + "; see the .console files in " + directory);
@@ -115,11 +121,16 @@ final class ScenarioRun {
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size());
                 List<String> processes = fleet.all().stream().map(WorkerProcess::name).toList();
-                String title = "Torture timeline: " + scenario.title() + " (" + scenario.name() + ", " + config.name() + " run)";
+                List<String> drawn = scenario.drawnLocks(config);
+                String title = "Torture timeline: " + scenario.title() + " (" + scenario.name() + ", " + config.name() + " run"
+                        + (drawn.size() < lockNames.size() ? "; " + drawn.size() + " of its " + lockNames.size() + " locks drawn" : "")
+                        + ")";
+                List<SectionRecord> drawnSections = drawn.size() < lockNames.size()
+                        ? sections.stream().filter(section -> drawn.contains(section.lock())).toList() : sections;
                 TimelineWriter.writeAndReport(directory, scenario == Scenario.LEADER
                         ? Timeline.ofElection(title, begin, processes, WorkerSettings.ELECTION, LeaderHistory.merge(elections),
                                 faults.events(), faults.networkFaultEvents(), TimelineWriter.verdict(result))
-                        : Timeline.ofSections(title, begin, processes, lockNames, sections, faults.events(),
+                        : Timeline.ofSections(title, begin, processes, drawn, drawnSections, faults.events(),
                                 faults.networkFaultEvents(), LifecycleHistory.merge(lifecycles).closes(),
                                 TimelineWriter.verdict(result)));
                 return result;
@@ -161,6 +172,28 @@ final class ScenarioRun {
             }
             // No harness faults: the workers close their own managers, or hand holds over between threads.
             case SKEW, SHUTDOWN, HANDOVER -> FaultInjector.sleepUntil(until);
+            case MANY_LOCKS -> {
+                // In each round a kill and a pause at the same time, each of a worker holding its pair's whole
+                // batch (two pairs hold one each); the harness watches every one of the victims' locks until
+                // granted again before the next round. No round starts within the quiet tail before the deadline,
+                // so the other workers are still running to take them all. No gap: waiting for a few hundred
+                // grants is settling enough, and the worker that took them all is then holding them, a victim.
+                // Once the rounds are done, the workers run on quietly for a lease, then are told to stop.
+                long last = Math.min(until, deadline - Scenario.quietTail(config).toNanos());
+                for (int round = 0; round < config.manyLocksRounds() && before(last); round++) {
+                    Thread kill = new Thread(faults::killHolder, "torture-kill");
+                    kill.start();
+                    faults.pauseHolder(pause);
+                    try {
+                        kill.join();
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("fault injection interrupted", interrupted);
+                    }
+                }
+                FaultInjector.sleepUntil(System.nanoTime() + config.lease().toNanos());
+                ManyLocksWorkload.requestStop(directory);
+            }
             case SERVER_CLOCK -> stepServerClock(faults, until, mongo.steppedClock().orElseThrow(
                     () -> new IllegalStateException("the clock scenario needs the stepped-clock stand-in")));
             case LEADER -> {
@@ -303,9 +336,13 @@ final class ScenarioRun {
         return states;
     }
 
+    /** One line per fault, and one more per further lock its victim held (with that lock's token and grant). */
     private void writeFaultLog(List<FaultEvent> events) {
         try {
-            Files.write(directory.resolve("faults.log"), events.stream().map(FaultEvent::toString).toList());
+            Files.write(directory.resolve("faults.log"), events.stream()
+                    .flatMap(event -> Stream.concat(Stream.of(event.toString()),
+                            event.alsoHeld().stream().map(held -> "  also held: " + held)))
+                    .toList());
         } catch (IOException failed) {
             throw new UncheckedIOException("cannot write the fault log", failed);
         }

@@ -97,8 +97,25 @@ final class SummaryTable {
                         + " unrecovered); " + l.leaseLosses() + " leases lost by running leaders (cut connections), "
                         + l.toldLate() + " of them told after the next term's first answer.");
             }
+            case MANY_LOCKS -> {
+                CheckReport r = result.report();
+                yield Optional.of(result.scenario().title() + ": " + victims("kills", r.killVictims()) + "; "
+                        + victims("pauses", r.pauseVictims()) + "; each of those locks judged on its own: recovery at most "
+                        + millisOrDash(r.maxRecoveryFromWatchNanos()) + " from the later of the SIGSTOP and its first waiter's"
+                        + " arrival (bound " + result.recoveryBound().toMillis() + " ms), " + millisOrDash(r.maxRecoveryNanos())
+                        + " from the SIGSTOP, " + r.unrecovered() + " never granted again to another process.");
+            }
             default -> Optional.empty();
         };
+    }
+
+    /** The victims of kills or pauses that held many locks: how many they held, and when the last was granted again. */
+    private static String victims(String what, CheckReport.VictimFigures v) {
+        return v.victims() + " " + what + (v.victims() == 0 ? "" : " of workers holding " + v.minLocksHeld()
+                + (v.maxLocksHeld() == v.minLocksHeld() ? "" : "-" + v.maxLocksHeld()) + " locks (" + v.locksHeld()
+                + " in all); the last of a victim's locks granted again at most " + millisOrDash(v.maxLastGrantNanos())
+                + " after its SIGSTOP, " + millisOrDash(v.maxLastGrantFromWatchNanos())
+                + " after the first waiter's arrival at any of them");
     }
 
     private static String millisOrDash(long nanos) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
@@ -88,6 +89,19 @@ class TortureTest {
                             + " and the first waiter's arrival) exceeds " + bound.toMillis() + " ms"),
                     () -> assertTrue(result.scenario() != Scenario.PAUSE || r.toldLost() >= 1,
                             where + "no paused holder learned of its loss"));
+            // Every lock of every victim is one recovery, judged on its own (unrecovered above: none may be missing).
+            case MANY_LOCKS -> assertAll(where,
+                    () -> assertTrue(r.killVictims().victims() >= 1 && r.pauseVictims().victims() >= 1,
+                            where + "not both a kill and a pause: " + result.events()),
+                    () -> assertTrue(Stream.of(r.killVictims(), r.pauseVictims())
+                            .allMatch(v -> v.victims() == 0 || v.minLocksHeld() >= config.locksPerWorker()),
+                            where + "a victim held fewer than " + config.locksPerWorker() + " locks: " + r.killVictims()
+                                    + " " + r.pauseVictims()),
+                    () -> assertTrue(r.maxRecoveryFromWatchNanos() <= bound.toNanos(), where + "recovery "
+                            + Duration.ofNanos(r.maxRecoveryFromWatchNanos()).toMillis() + " ms (from the later of the SIGSTOP"
+                            + " and the first waiter's arrival at that lock) exceeds " + bound.toMillis() + " ms"),
+                    () -> assertTrue(r.toldLost() >= config.locksPerWorker(), where + "the paused holders were not told of"
+                            + " their losses: " + r.toldLost()));
             case OUTAGE -> assertAll(where,
                     () -> assertTrue(result.faultEvents() >= 1, where + "no outage was injected"),
                     () -> assertTrue(r.storeFailures() >= 1, where + "no acquire failed with LockStoreException"),

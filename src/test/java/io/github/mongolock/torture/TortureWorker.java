@@ -40,7 +40,9 @@ import java.util.function.Supplier;
  * builds a new one ({@link ManagerGenerations}); a thread told the manager is closed moves to the
  * new one;</li>
  * <li>{@code HANDOVER}: holds acquired on a small pool and finished by other tasks ({@link HandoverWorkload});</li>
- * <li>{@code LEADER}: the worker joins a leader election and asks isLeader() in a loop ({@link LeaderWorkload}).</li>
+ * <li>{@code LEADER}: the worker joins a leader election and asks isLeader() in a loop ({@link LeaderWorkload});</li>
+ * <li>{@code MANY_HOLDS}: the worker takes its pair's batch of a few hundred locks, holds them all at once,
+ * and releases them, while its partner waits ({@link ManyLocksWorkload}).</li>
  * </ul>
  * Every section is recorded by {@link HistoryWriter}, its start before the work begins.
  */
@@ -91,6 +93,13 @@ public final class TortureWorker {
                         new LeaderWorkload(settings, history, manager).run();
                     }
                 }
+                case MANY_HOLDS -> {
+                    try (MongoLockManager manager = builder(settings, listener, settings.process()).build()) {
+                        new ManyLocksWorkload(settings, history, manager, new CriticalSection(settings, history,
+                                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, 0))
+                                .run();
+                    }
+                }
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
                         new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,
@@ -107,10 +116,14 @@ public final class TortureWorker {
     }
 
     private static MongoLockManager build(WorkerSettings settings, LockListener listener, String instanceId) {
+        return builder(settings, listener, instanceId).build();
+    }
+
+    private static MongoLockManager.Builder builder(WorkerSettings settings, LockListener listener, String instanceId) {
         return MongoLockManager.builder().uri(settings.uri()).database(settings.database())
                 .collection(WorkerSettings.LOCKS_COLLECTION).leaseTime(Duration.ofMillis(settings.leaseMs()))
                 .waitTime(Duration.ofMillis(settings.waitMs())).storeTimeout(Duration.ofMillis(settings.storeTimeoutMs()))
-                .instanceId(instanceId).listener(listener).build();
+                .instanceId(instanceId).listener(listener);
     }
 
     private static void runLoop(WorkerSettings settings, HistoryWriter history, LockListener listener,

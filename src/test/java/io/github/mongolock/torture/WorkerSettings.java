@@ -13,10 +13,11 @@ import java.util.Map;
  * @param deadlineNanos  nanoTime at which the worker stops starting sections
  * @param clockOffsetNanos added to the lock manager's clock (0: the plain system clock)
  * @param workload       what the worker's threads do with the locks
+ * @param workers        the fleet's number of worker slots (the {@code MANY_HOLDS} ring has a segment per slot)
  */
 record WorkerSettings(String uri, String database, String process, int threads, int locks, long leaseMs,
                       long waitMs, long storeTimeoutMs, int maxSections, long deadlineNanos, Path history,
-                      long clockOffsetNanos, int workMinMicros, int workMaxMicros, Workload workload) {
+                      long clockOffsetNanos, int workMinMicros, int workMaxMicros, Workload workload, int workers) {
 
     /** What a worker's threads do. */
     enum Workload {
@@ -35,7 +36,12 @@ record WorkerSettings(String uri, String database, String process, int threads, 
          * The worker joins the election {@link #ELECTION} and one thread asks {@code isLeader()} in a loop,
          * recording the yes answers with the time before and after each call ({@link LeaderWorkload}).
          */
-        LEADER
+        LEADER,
+        /**
+         * One thread takes a batch of a few hundred names, half of them wanted by each neighbouring worker
+         * slot, holds them all at once, then finishes their sections one by one ({@link ManyLocksWorkload}).
+         */
+        MANY_HOLDS
     }
 
     static final String LOCKS_COLLECTION = "locks";
@@ -64,6 +70,7 @@ record WorkerSettings(String uri, String database, String process, int threads, 
         values.put("workMinMicros", workMinMicros);
         values.put("workMaxMicros", workMaxMicros);
         values.put("workload", workload);
+        values.put("workers", workers);
         return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
@@ -82,12 +89,18 @@ record WorkerSettings(String uri, String database, String process, int threads, 
                 Long.parseLong(values.get("storeTimeoutMs")), Integer.parseInt(values.get("maxSections")),
                 Long.parseLong(values.get("deadlineNanos")), Path.of(values.get("history")),
                 Long.parseLong(values.get("clockOffsetNanos")), Integer.parseInt(values.get("workMinMicros")),
-                Integer.parseInt(values.get("workMaxMicros")), Workload.valueOf(values.get("workload")));
+                Integer.parseInt(values.get("workMaxMicros")), Workload.valueOf(values.get("workload")),
+                Integer.parseInt(values.get("workers")));
     }
 
     /** These settings for one worker slot's process. */
     WorkerSettings forProcess(String name, Path historyFile, long clockOffset) {
         return new WorkerSettings(uri, database, name, threads, locks, leaseMs, waitMs, storeTimeoutMs, maxSections,
-                deadlineNanos, historyFile, clockOffset, workMinMicros, workMaxMicros, workload);
+                deadlineNanos, historyFile, clockOffset, workMinMicros, workMaxMicros, workload, workers);
+    }
+
+    /** The worker slot of this process ({@code w2.1}: slot 2). */
+    int slot() {
+        return Integer.parseInt(process.substring(1, process.indexOf('.')));
     }
 }
