@@ -60,8 +60,9 @@ import org.bson.conversions.Bson;
  * this machine's wall clock against the database's {@code freedAt}: a clock that is off removes a free
  * document early or late, never a held one, and never makes a token go back.
  *
- * <p>Sessions too: {@link #endAbandonedSessions} ends those a crashed manager left live, and
- * {@link #removeEndedSessions} frees the locks still held under sessions ended long ago, then removes them.
+ * <p>Sessions too: {@link #removeEndedSessions} frees the locks still held under sessions ended long ago, then
+ * removes them. It never ends a live session: a clock may not decide that a session is dead (a waiter's watch on
+ * its own monotonic clock does), since ending a live session lets waiters take its locks at once.
  *
  * <p>{@link #claimRun} makes the clean-up happen once per interval across all managers on the collection.
  * Thread-safe.
@@ -188,35 +189,6 @@ public final class IdleLockCleaner {
     }
 
     /**
-     * Ends the live sessions not renewed for {@code unrenewedFor}, judged by this machine's clock against the
-     * database's {@code renewedAt}, at most {@code limit} per call. A manager ends its sessions when it closes and
-     * after ten idle minutes, and a waiter ends the session of a lock it waits for; a manager that crashed leaves its
-     * session live when nobody ever waits for one of its locks, and those locks held. Each end is a compare-and-set on
-     * the {@code beat} read, as a waiter's: a session renewed since is left alone. A clock off by less than
-     * {@code unrenewedFor} (the idle lock age, a day by default) ends nothing early; one off by more could end a live
-     * manager's session, which then loses its locks and is told so at its next renewal, never two holders. The
-     * session and its locks are then removed by {@link #removeEndedSessions} and {@link #removeIdle}.
-     *
-     * @return how many sessions this call ended
-     */
-    public int endAbandonedSessions(Duration unrenewedFor, int limit, String by) {
-        Date cutoff = Date.from(Instant.now(clock).minus(unrenewedFor));
-        List<Document> abandoned = calls.call("find abandoned", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.find(and(
-                        eq(ID + ".mongolock", "session"), eq(LockDocument.STATE, LockDocument.LIVE), lt(RENEWED_AT, cutoff)))
-                .projection(include(ID, LockDocument.BEAT)).limit(limit).into(new ArrayList<>()));
-        int ended = 0;
-        for (Document session : abandoned) {
-            long modified = calls.call("end", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.updateOne(
-                    and(eq(ID, session.get(ID)), eq(LockDocument.STATE, LockDocument.LIVE), eq(LockDocument.BEAT, session.get(LockDocument.BEAT))),
-                    Updates.combine(Updates.set(LockDocument.STATE, LockDocument.ENDED),
-                            Updates.set(LockDocument.ENDED_BY, by + " (idle clean-up: unrenewed for over " + unrenewedFor + ")"),
-                            Updates.currentDate(LockDocument.ENDED_AT)))).getModifiedCount();
-            ended += (int) modified;
-        }
-        return ended;
-    }
-
-    /**
      * Runs the clean-up in the background: every {@code every} (the first time after once to twice
      * min({@code every}, 5 minutes), at random, so that managers started together do not all ask at once), the manager that {@linkplain #claimRun claims}
      * the interval removes documents free for {@code freeFor}, {@value #DEFAULT_LIMIT} per run, up to
@@ -258,12 +230,6 @@ public final class IdleLockCleaner {
             if (removed > 0) {
                 LOG.log(Level.INFO, "mongolock removed {0} lock document(s) free for over {1} from {2}; token floor at least {3}",
                         removed, freeFor, locks.getNamespace().getFullName(), floorRaisedTo);
-            }
-            int abandoned = endAbandonedSessions(freeFor, DEFAULT_LIMIT, by);
-            if (abandoned > 0) {
-                LOG.log(Level.INFO, "mongolock ended {0} session(s) of {1} unrenewed for over {2} (managers that stopped"
-                        + " without closing); their locks are freed when the sessions are removed", abandoned,
-                        locks.getNamespace().getFullName(), freeFor);
             }
             long sessions = removeEndedSessions(freeFor, DEFAULT_LIMIT);
             if (sessions > 0) {

@@ -170,30 +170,6 @@ class IdleLockCleanerTest {
         assertTrue(store.release("held", "a:1:1", held.version(), 0));
     }
 
-    /**
-     * A manager that crashed while nobody waited for its locks leaves its session live and its locks held for ever:
-     * the clean-up ends a session unrenewed for the idle age (a compare-and-set on the beat it read, as a waiter's),
-     * so the removal above frees its locks later.
-     */
-    @Test
-    void aSessionUnrenewedForTheIdleAgeIsEndedAndARenewedOneIsNot() {
-        grant("kept-by-the-living", "a:1:1");
-        String living = session;
-        String crashed = store.openSession("crashed", LEASE);
-        assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("left-held", "crashed:1", crashed));
-        assertEquals(0, cleanerAhead(Duration.ofHours(23)).endAbandonedSessions(DAY, 10, "node-1"), "not a day yet");
-        IdleLockCleaner dayLater = cleanerAhead(Duration.ofHours(25));
-        assertEquals(2, dayLater.endAbandonedSessions(DAY, 10, "node-1"),
-                "the clock says both are a day old; the living one is ended too, as a waiter would end it");
-        assertFalse(store.renewSession(living).live(), "an ended session is never renewed again: its manager is told");
-        assertFalse(store.renewSession(crashed).live());
-        Document end = raw.find(new Document("_id", new Document("mongolock", "session").append("id", crashed))).first();
-        assertTrue(end.getString("endedBy").startsWith("node-1 (idle clean-up"), end::toJson);
-        assertEquals(0, dayLater.endAbandonedSessions(DAY, 10, "node-1"), "ended already: nothing to do");
-        assertEquals(2, cleanerAhead(Duration.ofDays(3)).removeEndedSessions(DAY, 10));
-        assertEquals(0, raw.countDocuments(new Document("holds", new Document("$gt", 0))), "every lock freed");
-    }
-
     @Test
     void onlyOneManagerCleansUpPerInterval() {
         IdleLockCleaner now = cleanerAhead(Duration.ZERO);
