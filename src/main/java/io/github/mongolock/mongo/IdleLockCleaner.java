@@ -3,7 +3,9 @@ package io.github.mongolock.mongo;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
+import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.gte;
+import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.lte;
 import static com.mongodb.client.model.Filters.or;
@@ -18,6 +20,7 @@ import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
 import static io.github.mongolock.mongo.LockDocument.QUEUE;
 import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
+import static io.github.mongolock.mongo.LockDocument.SESSION;
 import static io.github.mongolock.mongo.LockDocument.TOKEN;
 import static io.github.mongolock.mongo.LockDocument.number;
 
@@ -56,6 +59,9 @@ import org.bson.conversions.Bson;
  * by name, one write of the floor, one delete of that range of names. Which documents count as idle is judged by
  * this machine's wall clock against the database's {@code freedAt}: a clock that is off removes a free
  * document early or late, never a held one, and never makes a token go back.
+ *
+ * <p>Sessions too: {@link #endAbandonedSessions} ends those a crashed manager left live, and
+ * {@link #removeEndedSessions} frees the locks still held under sessions ended long ago, then removes them.
  *
  * <p>{@link #claimRun} makes the clean-up happen once per interval across all managers on the collection.
  * Thread-safe.
@@ -149,17 +155,65 @@ public final class IdleLockCleaner {
 
     /**
      * Removes the session documents that ended at least {@code endedFor} ago (by the database's clock, as
-     * {@code endedAt} records it). Safe at any time: an ended session never becomes live again, and a lock that
-     * still names a session without a document is read as held by an ended one (taken at once), exactly as before
-     * the removal. Live sessions are never removed here: only a waiter's watch may end one.
+     * {@code endedAt} records it), at most {@code limit} per call, after freeing the locks still held under them.
+     * A waiter that ends a session takes only the lock it waits for; the session's other locks stay held under the
+     * ended session until someone asks for them (then they are taken at once), and a name nobody asks for again
+     * would stay held for ever. Freeing them here is safe: an ended session never becomes live again, and every
+     * take and free names the session, so no holder believes such a lock. (It is a multi-document update, which a
+     * chunk migration of a sharded collection can make miss a document: that lock then reads as held by an ended
+     * session, taken at once by whoever asks, as before.) Live sessions are never removed here.
      *
-     * @return how many were removed
+     * @return how many session documents were removed
      */
-    public long removeEndedSessions(Duration endedFor) {
+    public long removeEndedSessions(Duration endedFor, int limit) {
         Date cutoff = Date.from(Instant.now(clock).minus(endedFor));
-        return calls.call("remove ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.deleteMany(and(
-                eq(ID + ".mongolock", "session"), eq(LockDocument.STATE, LockDocument.ENDED),
-                lt(LockDocument.ENDED_AT, cutoff)))).getDeletedCount();
+        Bson endedLongAgo = and(eq(ID + ".mongolock", "session"), eq(LockDocument.STATE, LockDocument.ENDED),
+                lt(LockDocument.ENDED_AT, cutoff));
+        List<Object> ids = new ArrayList<>();
+        calls.call("find ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.find(endedLongAgo)
+                .projection(include(ID)).limit(limit).into(new ArrayList<>())).forEach(session -> ids.add(session.get(ID)));
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        List<String> sessions = new ArrayList<>(ids.size());
+        for (Object id : ids) {
+            if (id instanceof Document key && key.get("id") instanceof String session) {
+                sessions.add(session);
+            }
+        }
+        calls.call("free the locks of ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.updateMany(
+                and(in(SESSION, sessions), gt(HOLDS, 0)), LockWrites.free()));
+        return calls.call("remove ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.deleteMany(
+                and(in(ID, ids), endedLongAgo))).getDeletedCount();
+    }
+
+    /**
+     * Ends the live sessions not renewed for {@code unrenewedFor}, judged by this machine's clock against the
+     * database's {@code renewedAt}, at most {@code limit} per call. A manager ends its sessions when it closes and
+     * after ten idle minutes, and a waiter ends the session of a lock it waits for; a manager that crashed leaves its
+     * session live when nobody ever waits for one of its locks, and those locks held. Each end is a compare-and-set on
+     * the {@code beat} read, as a waiter's: a session renewed since is left alone. A clock off by less than
+     * {@code unrenewedFor} (the idle lock age, a day by default) ends nothing early; one off by more could end a live
+     * manager's session, which then loses its locks and is told so at its next renewal, never two holders. The
+     * session and its locks are then removed by {@link #removeEndedSessions} and {@link #removeIdle}.
+     *
+     * @return how many sessions this call ended
+     */
+    public int endAbandonedSessions(Duration unrenewedFor, int limit, String by) {
+        Date cutoff = Date.from(Instant.now(clock).minus(unrenewedFor));
+        List<Document> abandoned = calls.call("find abandoned", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.find(and(
+                        eq(ID + ".mongolock", "session"), eq(LockDocument.STATE, LockDocument.LIVE), lt(RENEWED_AT, cutoff)))
+                .projection(include(ID, LockDocument.BEAT)).limit(limit).into(new ArrayList<>()));
+        int ended = 0;
+        for (Document session : abandoned) {
+            long modified = calls.call("end", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.updateOne(
+                    and(eq(ID, session.get(ID)), eq(LockDocument.STATE, LockDocument.LIVE), eq(LockDocument.BEAT, session.get(LockDocument.BEAT))),
+                    Updates.combine(Updates.set(LockDocument.STATE, LockDocument.ENDED),
+                            Updates.set(LockDocument.ENDED_BY, by + " (idle clean-up: unrenewed for over " + unrenewedFor + ")"),
+                            Updates.currentDate(LockDocument.ENDED_AT)))).getModifiedCount();
+            ended += (int) modified;
+        }
+        return ended;
     }
 
     /**
@@ -205,10 +259,16 @@ public final class IdleLockCleaner {
                 LOG.log(Level.INFO, "mongolock removed {0} lock document(s) free for over {1} from {2}; token floor at least {3}",
                         removed, freeFor, locks.getNamespace().getFullName(), floorRaisedTo);
             }
-            long sessions = removeEndedSessions(freeFor);
+            int abandoned = endAbandonedSessions(freeFor, DEFAULT_LIMIT, by);
+            if (abandoned > 0) {
+                LOG.log(Level.INFO, "mongolock ended {0} session(s) of {1} unrenewed for over {2} (managers that stopped"
+                        + " without closing); their locks are freed when the sessions are removed", abandoned,
+                        locks.getNamespace().getFullName(), freeFor);
+            }
+            long sessions = removeEndedSessions(freeFor, DEFAULT_LIMIT);
             if (sessions > 0) {
-                LOG.log(Level.INFO, "mongolock removed {0} session document(s) ended over {1} ago from {2}",
-                        sessions, freeFor, locks.getNamespace().getFullName());
+                LOG.log(Level.INFO, "mongolock removed {0} session document(s) ended over {1} ago from {2}, after freeing"
+                        + " the locks still held under them", sessions, freeFor, locks.getNamespace().getFullName());
             }
         } catch (RuntimeException failure) {
             LOG.log(Level.WARNING, "mongolock could not clean up idle lock documents of " + locks.getNamespace().getFullName()

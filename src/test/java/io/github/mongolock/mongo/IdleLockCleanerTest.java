@@ -146,26 +146,52 @@ class IdleLockCleanerTest {
     }
 
     @Test
-    void sessionsThatEndedLongAgoAreRemovedAndLiveOnesNever() {
+    void sessionsThatEndedLongAgoAreRemovedAfterTheirLocksAreFreedAndLiveOnesNever() {
         AcquireAttempt.Granted held = grant("held", "a:1:1");
         String live = session;
         String ended = store.openSession("gone", LEASE);
         AcquireAttempt.Granted orphaned = assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("orphaned", "gone:1", ended));
         store.endSession(ended);
-        assertEquals(0, cleanerAhead(Duration.ZERO).removeEndedSessions(Duration.ofHours(24)), "ended just now: kept");
-        assertEquals(1, cleanerAhead(Duration.ofHours(25)).removeEndedSessions(Duration.ofHours(24)));
+        assertEquals(0, cleanerAhead(Duration.ZERO).removeEndedSessions(Duration.ofHours(24), 10), "ended just now: kept");
+        assertEquals(1, raw.countDocuments(new Document("_id", "orphaned").append("holds", 1)), "and its lock not freed yet");
+        assertEquals(1, cleanerAhead(Duration.ofHours(25)).removeEndedSessions(Duration.ofHours(24), 10));
         assertEquals(0, raw.countDocuments(new Document("_id", new Document("mongolock", "session").append("id", ended))));
         assertEquals(1, raw.countDocuments(new Document("_id", new Document("mongolock", "session").append("id", live))),
                 "a live session is never removed, however old the clock makes it look");
-        // A lock still naming the removed session reads as held by an ended one: taken at once, with the next token.
+        Document freed = raw.find(new Document("_id", "orphaned")).first();
+        assertEquals(0, freed.getInteger("holds"), "the ended session's lock nobody asked for was freed first: " + freed);
+        assertFalse(freed.containsKey("session"), freed::toJson);
+        assertEquals("a:1:1", raw.find(new Document("_id", "held")).first().getString("owner"), "the live session's lock stays held");
+        // Freed, not forgotten: the next grant has the next token, and the idle clean-up removes it a day later.
         String taker = store.openSession("taker", LEASE);
-        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("orphaned", "taker:1", taker));
-        assertTrue(busy.sighting().orElseThrow().endedLongAgo());
-        AcquireAttempt.Granted taken = assertInstanceOf(AcquireAttempt.Granted.class,
-                store.takeOver("orphaned", "taker:1", taker, busy.sighting().orElseThrow()));
+        AcquireAttempt.Granted taken = assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("orphaned", "taker:1", taker));
         assertEquals(orphaned.fencingToken() + 1, taken.fencingToken());
         assertTrue(store.renewSession(live).live());
         assertTrue(store.release("held", "a:1:1", held.version(), 0));
+    }
+
+    /**
+     * A manager that crashed while nobody waited for its locks leaves its session live and its locks held for ever:
+     * the clean-up ends a session unrenewed for the idle age (a compare-and-set on the beat it read, as a waiter's),
+     * so the removal above frees its locks later.
+     */
+    @Test
+    void aSessionUnrenewedForTheIdleAgeIsEndedAndARenewedOneIsNot() {
+        grant("kept-by-the-living", "a:1:1");
+        String living = session;
+        String crashed = store.openSession("crashed", LEASE);
+        assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("left-held", "crashed:1", crashed));
+        assertEquals(0, cleanerAhead(Duration.ofHours(23)).endAbandonedSessions(DAY, 10, "node-1"), "not a day yet");
+        IdleLockCleaner dayLater = cleanerAhead(Duration.ofHours(25));
+        assertEquals(2, dayLater.endAbandonedSessions(DAY, 10, "node-1"),
+                "the clock says both are a day old; the living one is ended too, as a waiter would end it");
+        assertFalse(store.renewSession(living).live(), "an ended session is never renewed again: its manager is told");
+        assertFalse(store.renewSession(crashed).live());
+        Document end = raw.find(new Document("_id", new Document("mongolock", "session").append("id", crashed))).first();
+        assertTrue(end.getString("endedBy").startsWith("node-1 (idle clean-up"), end::toJson);
+        assertEquals(0, dayLater.endAbandonedSessions(DAY, 10, "node-1"), "ended already: nothing to do");
+        assertEquals(2, cleanerAhead(Duration.ofDays(3)).removeEndedSessions(DAY, 10));
+        assertEquals(0, raw.countDocuments(new Document("holds", new Document("$gt", 0))), "every lock freed");
     }
 
     @Test

@@ -45,11 +45,16 @@ final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} in a new JVM; its standard error goes to the benchmark's. */
     static ChildJvm start(String label, List<String> jvmOptions, Class<?> mainClass, String... args) {
+        return start(label, jvmOptions, System.getProperty("java.class.path"), mainClass, args);
+    }
+
+    /** As {@link #start(String, List, Class, String...)}, on another classpath (e.g. another build of the library). */
+    static ChildJvm start(String label, List<String> jvmOptions, String classpath, Class<?> mainClass, String... args) {
         List<String> command = new ArrayList<>();
         command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classpath);
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         try {
@@ -109,6 +114,20 @@ final class ChildJvm implements AutoCloseable {
             }
             System.out.println("  [" + label + "] " + line);
         }
+    }
+
+    /** {@code kill -9}: the child gets no chance to release anything; returns once it is gone. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(label + " still alive 30 s after SIGKILL");
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while killing " + label);
+        }
+        ALIVE.remove(this);
     }
 
     private void destroy() {
