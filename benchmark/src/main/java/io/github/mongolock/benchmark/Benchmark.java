@@ -111,7 +111,13 @@ public final class Benchmark {
                 section(() -> singleClient(uri, database));
             }
             if (enabled("handoff")) {
-                section(() -> twoProcesses(uri, database, true));
+                section(() -> {
+                    if (options.containsKey("proxy")) {
+                        handoffThroughProxy(uri, database, standIn);
+                    } else {
+                        twoProcesses(uri, database, true);
+                    }
+                });
             }
             if (enabled("contended")) {
                 section(() -> twoProcesses(uri, database, false));
@@ -291,6 +297,22 @@ public final class Benchmark {
 
     // ---- cases 4-5 --------------------------------------------------------------------------
 
+    /**
+     * Case 4 with {@code proxy=}: the same handoffs directly and through {@link AwaitingGetMoreProxy}
+     * ({@code await}: empty change-stream getMores held as a real server holds them; {@code pass}: the
+     * hop alone), side by side in one run; see {@link ProxiedHandoffCase}. Stand-in only.
+     */
+    private void handoffThroughProxy(String uri, String database, boolean standIn) throws Exception {
+        if (!standIn) {
+            throw new IllegalArgumentException("proxy= measures the stand-in's getMore; a real server waits by itself");
+        }
+        com.mongodb.ServerAddress server = new com.mongodb.ConnectionString(uri).getHosts().stream().findFirst()
+                .map(com.mongodb.ServerAddress::new).orElseThrow();
+        new ProxiedHandoffCase(report, ProxiedHandoffCase.Settings.of(options), this::clearStandInOplog,
+                (routeUri, prefix) -> startWorkers(routeUri, database, prefix))
+                .run(server.getHost(), server.getPort());
+    }
+
     private void twoProcesses(String uri, String database, boolean handoff) throws InterruptedException {
         List<ChildJvm> workers = startWorkers(uri, database, "workers");
         ChildJvm a = workers.get(0);
@@ -379,10 +401,10 @@ public final class Benchmark {
                 push.percentile(50) <= 3.0);
     }
 
-    private static final int IDLE_SECONDS = 5;
+    static final int IDLE_SECONDS = 5;
 
     /** getMore commands per second and manager while both push feeds are open and nobody waits. */
-    private static double idleGetMoresPerSecond(ChildJvm a, ChildJvm b) throws InterruptedException {
+    static double idleGetMoresPerSecond(ChildJvm a, ChildJvm b) throws InterruptedException {
         // Both managers wait once, so both open their change streams; then nobody waits.
         handoffsKeepingManagers(a, b, WakeUpMode.PUSH, "idle-feeds", 20, 2, new ArrayList<>());
         Thread.sleep(1_000);
@@ -410,12 +432,12 @@ public final class Benchmark {
         return workers;
     }
 
-    private static String counts(ChildJvm worker, WakeUpMode mode) {
+    static String counts(ChildJvm worker, WakeUpMode mode) {
         worker.send("COUNTS " + mode + " -");
         return worker.expect("COUNTS", Duration.ofSeconds(10));
     }
 
-    private static String status(ChildJvm worker) {
+    static String status(ChildJvm worker) {
         worker.send("STATUS PUSH -");
         return worker.expect("STATUS", Duration.ofSeconds(10));
     }
@@ -430,7 +452,7 @@ public final class Benchmark {
     }
 
     /** As {@link #handoffs}, but the managers (and their open change streams) stay for what follows. */
-    private static List<Double> handoffsKeepingManagers(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis,
+    static List<Double> handoffsKeepingManagers(ChildJvm a, ChildJvm b, WakeUpMode mode, String name, int holdMillis,
                                                         int count, List<Double> attempts) throws InterruptedException {
         Duration timeout = Duration.ofSeconds(30);
         ChildJvm holder = a;

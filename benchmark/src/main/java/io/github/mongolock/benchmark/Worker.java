@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.LongAdder;
  *                                                            -> RESULT elapsedMs=.. commands=.. turns=..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
- * COUNTS mode -             getMore count and mean time since the last COUNTS -> COUNTS getMore=.. getMoreMeanMs=..
+ * COUNTS mode -             getMore count and mean time, and all commands by name, since the last COUNTS
+ *                                                            -> COUNTS getMore=.. getMoreMeanMs=.. commands={..}
  * </pre>
  * {@code nanoTime} values are compared across the two processes: on one Linux machine
  * {@link System#nanoTime()} reads the same monotonic clock in every process.
@@ -131,8 +132,8 @@ public final class Worker {
             case "STATUS" -> reply("STATUS " + manager.pushWakeUpStatus());
             case "COUNTS" -> {
                 CommandCounter counter = counters.get(mode);
-                reply(String.format(Locale.ROOT, "COUNTS getMore=%d getMoreMeanMs=%.2f", counter.count("getMore"),
-                        counter.meanElapsedMillis("getMore")));
+                reply(String.format(Locale.ROOT, "COUNTS getMore=%d getMoreMeanMs=%.2f commands=%s", counter.count("getMore"),
+                        counter.meanElapsedMillis("getMore"), counter.counts().toString().replace(" ", "")));
                 counter.reset();
             }
             case "RESET" -> {
