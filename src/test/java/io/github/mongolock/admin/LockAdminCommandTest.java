@@ -1,6 +1,7 @@
 package io.github.mongolock.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.LockSession;
@@ -106,6 +107,30 @@ class LockAdminCommandTest {
         assertUsage(run("list", "--timeout", "10s"), "--timeout 10s is not valid");
         assertUsage(LockAdminCommand.run(new String[] {"list"}, print(out), print(err)), "--uri is missing");
         assertUsage(LockAdminCommand.run(new String[] {"list", "--uri", "http://x"}, print(out), print(err)), "--uri is not a MongoDB");
+    }
+
+    /**
+     * A connection string with a password that does not parse: the error never repeats any of it (the driver's own
+     * message can quote part of a badly escaped password), and still says what to check. Seen failing before: the
+     * message ended in {@code in: "ZZ"}.
+     */
+    @Test
+    void aBadUriWithAPasswordIsRefusedWithoutEchoingThePassword() {
+        int exit = LockAdminCommand.run(new String[] {"list", "--uri", "mongodb://alice:s3%ZZcret@db1/app"}, print(out), print(err));
+        String message = err();
+        assertEquals(2, exit, message);
+        assertTrue(message.contains("--uri is not a MongoDB connection string"), message);
+        assertTrue(message.contains("percent-escaped"), "says what to check: " + message);
+        for (String secret : new String[] {"ZZ", "s3", "cret"}) {
+            assertFalse(message.contains(secret), () -> "echoes \"" + secret + "\": " + message);
+        }
+        err.reset();
+        LockAdminCommand.run(new String[] {"list", "--uri", "mongodb://alice:pa/ss%ZZ@db1/app"}, print(out), print(err));
+        assertTrue(err().contains("the URI carries credentials") && !err().contains("ZZ"), err());
+        err.reset();
+        // Without credentials nothing is secret: the driver's detail is given.
+        assertUsage(LockAdminCommand.run(new String[] {"list", "--uri", "mongodb://db1:port/app"}, print(out), print(err)),
+                "port");
     }
 
     private void assertUsage(int exitCode, String message) {
