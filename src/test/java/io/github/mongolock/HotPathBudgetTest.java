@@ -39,7 +39,7 @@ class HotPathBudgetTest {
      */
     static final long LIBRARY_BYTES_PER_CYCLE = 1_050;
     /** The driver's own monitoring and handshake, and the store's one-time look at the server. */
-    private static final Set<String> NOT_LOCK_COMMANDS = Set.of("hello", "ismaster", "isMaster", "ping", "buildInfo",
+    static final Set<String> NOT_LOCK_COMMANDS = Set.of("hello", "ismaster", "isMaster", "ping", "buildInfo",
             "buildinfo", "saslStart", "saslContinue", "endSessions");
 
     private static MongoClient countingClient(TestMongo mongo, Map<String, Integer> commands) {

@@ -178,7 +178,8 @@ public final class IdleLockCleaner {
         }
         List<String> sessions = new ArrayList<>(ids.size());
         for (Object id : ids) {
-            if (id instanceof Document key && key.get("id") instanceof String session) {
+            String session = LockDocument.sessionOf(id);
+            if (session != null) {
                 sessions.add(session);
             }
         }

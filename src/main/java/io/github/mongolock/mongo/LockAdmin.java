@@ -266,7 +266,7 @@ public final class LockAdmin {
         }
         Map<String, Document> sessions = new HashMap<>();
         calls.call("inspect the sessions of", ids.size() + " lock(s)", () -> locks.find(in(ID, ids)).into(new ArrayList<>()))
-                .forEach(session -> sessions.put(String.valueOf(((Document) session.get(ID)).get("id")), session));
+                .forEach(session -> sessions.put(LockDocument.sessionOf(session.get(ID)), session));
         return sessions;
     }
 

@@ -75,6 +75,12 @@ final class LockDocument {
         return new Document("mongolock", "session").append("id", session);
     }
 
+    /** The session a {@link #sessionId} names, or null when {@code id} is not a session document's {@code _id}. */
+    static String sessionOf(Object id) {
+        return id instanceof Document key && "session".equals(key.get("mongolock")) && key.get("id") instanceof String session
+                ? session : null;
+    }
+
     /** The database's time, added by the store's aggregation to the document it reads. */
     static final String SERVER_NOW = "serverNow";
 
