@@ -170,6 +170,24 @@ class IdleLockCleanerTest {
         assertTrue(store.release("held", "a:1:1", held.version(), 0));
     }
 
+    /**
+     * A lock that still names a session whose document is gone (the freeing's multi-document update missed it, as a
+     * chunk migration can make it) reads as held by an ended session: taken at once, with the next token.
+     */
+    @Test
+    void aLockNamingARemovedSessionIsTakenAtOnce() {
+        String gone = store.openSession("gone", LEASE);
+        AcquireAttempt.Granted orphaned = assertInstanceOf(AcquireAttempt.Granted.class, store.tryAcquire("orphaned", "gone:1", gone));
+        store.endSession(gone);
+        raw.deleteOne(new Document("_id", new Document("mongolock", "session").append("id", gone)));
+        String taker = store.openSession("taker", LEASE);
+        AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, store.tryAcquire("orphaned", "taker:1", taker));
+        assertTrue(busy.sighting().orElseThrow().endedLongAgo());
+        AcquireAttempt.Granted taken = assertInstanceOf(AcquireAttempt.Granted.class,
+                store.takeOver("orphaned", "taker:1", taker, busy.sighting().orElseThrow()));
+        assertEquals(orphaned.fencingToken() + 1, taken.fencingToken());
+    }
+
     @Test
     void onlyOneManagerCleansUpPerInterval() {
         IdleLockCleaner now = cleanerAhead(Duration.ZERO);
