@@ -108,7 +108,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
-        this.feedListener = new ReleaseNotices(ownerPrefix, queues, signals);
+        this.feedListener = new ReleaseNotices(ownerPrefix, signals);
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
@@ -233,7 +233,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
                 // Not bypassed by a wake-up: a pushed notice ends the quiet itself, and a waiter that merely
                 // finds the generation moved (a sibling was woken) must not ask too.
-                long quiet = signal == null || !pushed ? 0 : queues.quietOrClaimPoll(name);
+                long quiet = signal == null || !pushed ? 0 : queues.quietOrClaimPoll(name, generation);
                 if (current != null && current.status == HeldLock.Status.HELD) {
                     // Another caller of this manager holds it: no round trip needed to know.
                     busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null, false);
@@ -254,7 +254,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         boolean inQueue = acquisitions.queueUp(name, busy);
                         queued |= inQueue;
                         if (inQueue && pushed) {
-                            queues.asked(name, busy.retryBy());
+                            queues.asked(name, busy.retryBy(), generation);
                         }
                     }
                 }

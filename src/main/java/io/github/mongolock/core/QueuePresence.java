@@ -24,8 +24,22 @@ final class QueuePresence {
     private final long maxQuietNanos;
     /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
     private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
-    /** Per name, until when (nanoTime) this manager's waiters need not ask the store. */
-    private final ConcurrentHashMap<String, Long> quietUntil = new ConcurrentHashMap<>();
+    /** Per name, until when this manager's waiters need not ask the store. */
+    private final ConcurrentHashMap<String, Quiet> quietUntil = new ConcurrentHashMap<>();
+
+    /**
+     * Until when (nanoTime) the waiters may stay quiet, and the wake-up generation the poll behind it started
+     * from. Compared by identity in {@link #quietOrClaimPoll}: each claim is a new instance.
+     */
+    private static final class Quiet {
+        final long untilNanos;
+        final long generation;
+
+        Quiet(long untilNanos, long generation) {
+            this.untilNanos = untilNanos;
+            this.generation = generation;
+        }
+    }
 
     /** @param maxQuiet the longest its waiters stay away from the store while queued (the pushed backoff's ceiling) */
     QueuePresence(LockStore store, String manager, MonotonicClock clock, Duration maxQuiet) {
@@ -64,38 +78,37 @@ final class QueuePresence {
      * A caller of this queued manager just asked the store and found {@code name} held elsewhere: the
      * others may stay quiet until its next look is due ({@code retryBy}, e.g. for the lease watch) and
      * at most the pushed backoff's ceiling.
+     *
+     * @param generation the name's wake-up generation ({@link ReleaseSignals.Signal#generation()}) the caller read
+     *                   before it asked: a notice that came while it asked moved it, and then this quiet is void
      */
-    void asked(String name, Duration retryBy) {
+    void asked(String name, Duration retryBy, long generation) {
         long calm = Math.min(retryBy == null ? Long.MAX_VALUE : retryBy.toNanos(), maxQuietNanos);
-        quietUntil.put(name, clock.nanoTime() + calm);
+        quietUntil.put(name, new Quiet(clock.nanoTime() + calm, generation));
     }
 
     /**
      * How long a waiter for {@code name} may still leave the store alone: 0 when this manager is not
      * queued for it, or when the quiet is over and this caller claimed the next poll (the others stay
      * quiet while it asks).
+     *
+     * @param generation the name's wake-up generation now: a quiet set before a later wake-up (a pushed notice,
+     *                   a release here, notices missed) is over, since the wake-up is news it was not based on
      */
-    long quietOrClaimPoll(String name) {
-        Long until = queuedFor.contains(name) ? quietUntil.get(name) : null;
-        if (until == null) {
+    long quietOrClaimPoll(String name, long generation) {
+        Quiet quiet = queuedFor.contains(name) ? quietUntil.get(name) : null;
+        if (quiet == null) {
             return 0;
         }
         long now = clock.nanoTime();
-        if (until - now > 0) {
-            return until - now;
+        if (quiet.generation == generation && quiet.untilNanos - now > 0) {
+            return quiet.untilNanos - now;
         }
-        return quietUntil.replace(name, until, now + maxQuietNanos) ? 0
-                : Math.max(quietUntil.getOrDefault(name, now) - now, 0);
-    }
-
-    /** A release notice for {@code name}: whoever it wakes asks the store at once. */
-    void noticed(String name) {
-        quietUntil.remove(name);
-    }
-
-    /** Notices may have been missed: every waiter looks once. */
-    void noticesMissed() {
-        quietUntil.clear();
+        if (quietUntil.replace(name, quiet, new Quiet(now + maxQuietNanos, generation))) {
+            return 0;
+        }
+        Quiet claimed = quietUntil.get(name); // a sibling claimed this poll first
+        return claimed == null || claimed.generation != generation ? 0 : Math.max(claimed.untilNanos - now, 0);
     }
 
     /** A fresh grant took this manager out of the lock's queue. */

@@ -2,20 +2,19 @@ package io.github.mongolock.core;
 
 /**
  * What this manager does with the push feed's notices ({@link ReleaseFeed}): a release wakes its waiters for
- * that lock and ends the quiet its queued waiters keep, unless the lock is free for another manager's turn;
- * notices missed wake every waiter, who then ask the store. Its own class so that the coordinator only wires
+ * that lock, unless the lock is free for another manager's turn; notices missed wake every waiter, who then ask
+ * the store. A wake-up moves the name's generation, which also ends the quiet its queued waiters keep
+ * ({@link QueuePresence#quietOrClaimPoll}), even when the notice comes while one of them is still asking. Its own class so that the coordinator only wires
  * the feed, and the rule of which notice wakes whom reads in one place. Thread-safe.
  */
 final class ReleaseNotices implements ReleaseFeed.Listener {
 
     private final String manager;
-    private final QueuePresence queues;
     private final ReleaseSignals signals;
 
     /** @param manager this manager's id in lock queues (the coordinator's owner prefix) */
-    ReleaseNotices(String manager, QueuePresence queues, ReleaseSignals signals) {
+    ReleaseNotices(String manager, ReleaseSignals signals) {
         this.manager = manager;
-        this.queues = queues;
         this.signals = signals;
     }
 
@@ -24,13 +23,11 @@ final class ReleaseNotices implements ReleaseFeed.Listener {
         if (queueHead != null && !queueHead.equals(manager)) {
             return; // free, but another manager's turn: our waiters could not take it
         }
-        queues.noticed(name);
         signals.released(name);
     }
 
     @Override
     public void missedSome() {
-        queues.noticesMissed();
         signals.releasedAll();
     }
 

@@ -11,8 +11,10 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.memory.InMemoryLockStore;
 import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.mongo.MongoReleaseFeed;
+import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
@@ -20,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -155,5 +159,60 @@ class PushWakeUpTest {
                 assertTrue(held.isHeld());
             }
         }
+    }
+
+    /**
+     * The holder's release, and its pushed notice, land while the waiter is between its refused attempt and its
+     * park (here: during its queue-joining call). The notice is the waiter's wake-up: it must ask the store at
+     * once, not stay quiet for a whole poll period set after the notice came (the ~2 s hand-offs after a
+     * 10 ms hold in benchmark case 4).
+     */
+    @Test
+    void aNoticeThatArrivesWhileTheWaiterQueuesUpWakesItAtOnce() {
+        InMemoryLockStore memory = new InMemoryLockStore();
+        LockCoordinator holder = new LockCoordinator(memory, "holder:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of());
+        closeables.add(holder);
+        LockSession held = holder.acquire("job");
+        AtomicReference<ReleaseFeed.Listener> notices = new AtomicReference<>();
+        ReleaseFeed pushing = new ReleaseFeed() {
+            @Override
+            public void start(Listener listener) {
+                notices.set(listener);
+            }
+
+            @Override
+            public Status status() {
+                return Status.PUSHING;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        AtomicInteger attempts = new AtomicInteger();
+        LockStore racing = new ForwardingLockStore(memory) {
+            @Override
+            public AcquireAttempt tryAcquire(String name, String owner, String session) {
+                attempts.incrementAndGet();
+                return super.tryAcquire(name, owner, session);
+            }
+
+            @Override
+            public void joinQueue(String name, String manager) {
+                super.joinQueue(name, manager);
+                held.close(); // released while the waiter's queue call is under way...
+                notices.get().released(name, null); // ...and pushed before that call returns
+            }
+        };
+        // 20 s between polls while pushed: only the notice can hand the lock over within the 5 s wait.
+        LockCoordinator waiter = new LockCoordinator(racing, "waiter:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of(), pushing,
+                new RetryBackoff(Duration.ofMillis(10), Duration.ofSeconds(20), Duration.ofSeconds(20)));
+        closeables.add(waiter);
+        try (LockSession mine = waiter.acquire("job", Duration.ofSeconds(5))) {
+            assertEquals(held.fencingToken() + 1, mine.fencingToken());
+        }
+        assertEquals(2, attempts.get(), "one refused attempt, then one right after the notice");
     }
 }
