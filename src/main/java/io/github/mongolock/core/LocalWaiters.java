@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The callers of one coordinator waiting for each lock, oldest first, so that a holder releasing its
@@ -24,11 +25,14 @@ final class LocalWaiters {
         private enum State { WAITING, CLAIMED, GRANTED, LEFT }
 
         final Duration lease;
+        /** The caller, woken by {@link #grant} alone: the other callers in line would only park again. */
+        private final Thread caller;
         private State state = State.WAITING;
         private HeldLock granted;
 
-        private Ticket(Duration lease) {
+        private Ticket(Duration lease, Thread caller) {
             this.lease = lease;
+            this.caller = caller;
         }
 
         /** The releaser's side: takes the ticket for a hand-over, if its caller still waits. */
@@ -41,10 +45,18 @@ final class LocalWaiters {
         }
 
         /** The releaser's side: the hand-over landed; the lock is the ticket's caller's. */
-        synchronized void grant(HeldLock lock) {
-            granted = lock;
-            state = State.GRANTED;
-            notifyAll();
+        void grant(HeldLock lock) {
+            synchronized (this) {
+                granted = lock;
+                state = State.GRANTED;
+                notifyAll();
+            }
+            LockSupport.unpark(caller); // parked in ReleaseSignals.Signal#awaitChange, or about to be
+        }
+
+        /** Whether the lock was handed to this ticket's caller and not yet taken. */
+        synchronized boolean isGranted() {
+            return state == State.GRANTED;
         }
 
         /** The releaser's side: the hand-over did not happen; the caller keeps waiting in line. */
@@ -89,9 +101,9 @@ final class LocalWaiters {
 
     private final Map<String, ArrayDeque<Ticket>> lines = new HashMap<>();
 
-    /** A caller starts waiting for {@code name}; it will want a lease of {@code lease}. */
+    /** The calling thread starts waiting for {@code name}; it will want a lease of {@code lease}. */
     synchronized Ticket join(String name, Duration lease) {
-        Ticket ticket = new Ticket(lease);
+        Ticket ticket = new Ticket(lease, Thread.currentThread());
         // Mostly one caller per name: a small deque (the default one has room for 16).
         lines.computeIfAbsent(name, key -> new ArrayDeque<>(2)).addLast(ticket);
         return ticket;

@@ -277,7 +277,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 // Queued with the feed up: the notice wakes us, so no quick polls (the lease watch's bound still holds).
                 int ramp = pushed && busy.queued() ? RetryBackoff.FULL : attempt;
                 long pause = Math.min(backoff.pauseNanos(ramp, busy.retryBy(), pushed), left);
-                woken = signal.awaitChange(generation, pause);
+                woken = signal.awaitChange(generation, pause, ticket);
             }
         } catch (InterruptedException interruptedWhileParked) {
             throw interrupted(name, interruptedWhileParked);

@@ -169,9 +169,7 @@ final class OwnedLocks {
         } finally {
             lock.mutex().unlock();
         }
-        if (handOver == HandOver.MADE) {
-            signals.handedOver(lock.name);
-        } else if (remaining == 0) {
+        if (handOver != HandOver.MADE && remaining == 0) {
             signals.released(lock.name);
         }
         events.fire(LockEvent.Kind.RELEASED, lock, remaining);

@@ -1,12 +1,16 @@
 package io.github.mongolock.core;
 
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Parks waiters per lock name until a release of that name wakes one of them (a holder of this
- * manager, or a pushed notice of a release elsewhere) or their backoff deadline passes. Waiters read a generation before each attempt, so a release that happens between
- * their attempt and their park is never missed. Entries exist only while somebody waits.
+ * manager, or a pushed notice of a release elsewhere), the lock is handed over to them, or their backoff
+ * deadline passes. Waiters read a generation before each attempt, so a release that happens between their
+ * attempt and their park is never missed. A hand-over wakes only the caller it went to, through its
+ * {@link LocalWaiters.Ticket}. Entries exist only while somebody waits.
  */
 final class ReleaseSignals {
 
@@ -15,35 +19,84 @@ final class ReleaseSignals {
     static final class Signal {
         private long generation;
         private int waiters;
+        /** Callers parked in {@link #awaitChange}, oldest first; created on the first park. Guarded by this. */
+        private ArrayDeque<Thread> parked;
 
         synchronized long generation() {
             return generation;
         }
 
-        /** @return false when the park ended by timeout, true when woken by a release */
-        synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
+        /**
+         * Parks until a release moves the generation past {@code seen}, the lock is handed to {@code ticket}'s
+         * caller ({@link LocalWaiters.Ticket#grant} wakes exactly that caller), or {@code nanos} pass.
+         *
+         * @return true when woken by a release, false otherwise (timeout, or the hand-over)
+         */
+        boolean awaitChange(long seen, long nanos, LocalWaiters.Ticket ticket) throws InterruptedException {
+            Thread caller = Thread.currentThread();
             long deadline = System.nanoTime() + nanos;
-            long remaining = nanos;
-            while (generation == seen && remaining > 0) {
-                TimeUnit.NANOSECONDS.timedWait(this, remaining);
-                remaining = deadline - System.nanoTime();
+            synchronized (this) {
+                if (generation != seen) {
+                    return true;
+                }
+                if (parked == null) {
+                    parked = new ArrayDeque<>(2);
+                }
+                parked.addLast(caller);
             }
-            return generation != seen;
+            try {
+                while (!ticket.isGranted()) {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        break;
+                    }
+                    LockSupport.parkNanos(this, remaining);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    synchronized (this) {
+                        if (generation != seen) {
+                            return true;
+                        }
+                    }
+                }
+                synchronized (this) {
+                    return generation != seen;
+                }
+            } finally {
+                synchronized (this) {
+                    parked.remove(caller); // already gone when a bump woke it
+                }
+            }
         }
 
         /**
-         * Wakes one parked waiter: only one can win the freed lock, and waking them all would send
-         * every one to the store at once. A woken waiter that leaves without the lock passes the
+         * Wakes one parked waiter, the oldest: only one can win the freed lock, and waking them all would
+         * send every one to the store at once. A woken waiter that leaves without the lock passes the
          * wake-up on ({@link ReleaseSignals#released}); the others keep their backoff deadline.
          */
-        synchronized void bumpOne() {
-            generation++;
-            notify();
+        void bumpOne() {
+            Thread next;
+            synchronized (this) {
+                generation++;
+                next = parked == null ? null : parked.pollFirst();
+            }
+            if (next != null) {
+                LockSupport.unpark(next);
+            }
         }
 
-        synchronized void bumpAll() {
-            generation++;
-            notifyAll();
+        void bumpAll() {
+            List<Thread> woken;
+            synchronized (this) {
+                generation++;
+                if (parked == null || parked.isEmpty()) {
+                    return;
+                }
+                woken = List.copyOf(parked);
+                parked.clear();
+            }
+            woken.forEach(LockSupport::unpark);
         }
     }
 
@@ -69,17 +122,6 @@ final class ReleaseSignals {
         Signal signal = signals.get(name);
         if (signal != null) {
             signal.bumpOne();
-        }
-    }
-
-    /**
-     * A holder of this manager handed {@code name} to one of its waiters: all of them look, the one it
-     * was handed to takes it, the others find it held here and park again without a round trip.
-     */
-    void handedOver(String name) {
-        Signal signal = signals.get(name);
-        if (signal != null) {
-            signal.bumpAll();
         }
     }
 

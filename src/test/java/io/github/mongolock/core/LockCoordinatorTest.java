@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,6 +157,52 @@ class LockCoordinatorTest {
         assertEquals(0, scripted.acquireCalls.get() - attemptsBefore, "no waiter made an attempt of its own");
         assertEquals(waiters, scripted.handOverCalls.get(), "one round trip per hand-over");
         assertTrue(realStore.inspect("job").isEmpty(), "the last release freed the lock");
+    }
+
+    /**
+     * A hand-over wakes the caller it was handed to and nobody else: the other callers in line would only find
+     * the lock held here again and park, and on a hot lock those wake-ups cost every grant a context switch per
+     * waiting thread. A waiter woken for nothing passes its wait loop's check for a hand-over and then asks the
+     * feed for its status; the caller handed the lock returns before that. So the feed counts the needless
+     * wake-ups (10 s backoff pauses: nothing else moves the waiters).
+     */
+    @Test
+    void aHandOverWakesOnlyTheCallerItWasHandedTo() throws Exception {
+        AtomicInteger loopPasses = new AtomicInteger();
+        ReleaseFeed counting = new ReleaseFeed() {
+            @Override
+            public void start(Listener listener) {
+            }
+
+            @Override
+            public Status status() {
+                loopPasses.incrementAndGet();
+                return Status.UNAVAILABLE;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        LockCoordinator node = new LockCoordinator(scripted, "a:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(10), MonotonicClock.system(), List.of(), counting,
+                new RetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        try {
+            LockSession previous = node.acquire("job");
+            int waiters = 4;
+            List<CompletableFuture<LockSession>> line = waitersInLine(node, "job", waiters);
+            int passesBefore = loopPasses.get();
+            for (int i = 0; i < waiters; i++) {
+                previous.close();
+                previous = line.get(i).get(5, TimeUnit.SECONDS);
+            }
+            previous.close();
+            assertEquals(0, loopPasses.get() - passesBefore,
+                    "waiters woken by hand-overs to other callers (each found the lock held here and parked again)");
+            assertEquals(waiters, scripted.handOverCalls.get(), "every grant was a hand-over");
+        } finally {
+            node.close();
+        }
     }
 
     @Test
