@@ -231,11 +231,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 }
                 FreshAttempts.Outcome busy;
                 boolean pushed = releaseFeed.status() == ReleaseFeed.Status.PUSHING;
-                // Not bypassed by a wake-up: a pushed notice ends the quiet itself, and a waiter that merely
-                // finds the generation moved (a sibling was woken) must not ask too.
+                // A wake-up since the quiet was set voids it, and the first caller to see that claims the poll: the
+                // others stay quiet (QueuePresence), so one notice sends one caller of this manager to the store.
                 long quiet = signal == null || !pushed ? 0 : queues.quietOrClaimPoll(name, generation);
-                if (current != null && current.status == HeldLock.Status.HELD) {
-                    // Another caller of this manager holds it: no round trip needed to know.
+                boolean heldHere = current != null && current.status == HeldLock.Status.HELD; // no round trip needed to know
+                if (heldHere) {
                     busy = FreshAttempts.Outcome.busy(Optional.of(current.owner), null, null, false);
                 } else if (quiet > 0) {
                     // Another caller of this manager asked a moment ago; a pushed release notice wakes one of us.
@@ -274,8 +274,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     }
                     return null;
                 }
-                // Queued with the feed up: the notice wakes us, so no quick polls (the lease watch's bound still holds).
-                int ramp = pushed && busy.queued() ? RetryBackoff.FULL : attempt;
+                // No quick polls when a wake-up will come: queued with the feed up (the notice; the lease watch's bound
+                // still holds), or held by another caller here (its release or hand-over; the pause covers a lost lease).
+                int ramp = (pushed && busy.queued()) || heldHere ? RetryBackoff.FULL : attempt;
                 long pause = Math.min(backoff.pauseNanos(ramp, busy.retryBy(), pushed), left);
                 woken = signal.awaitChange(generation, pause, ticket);
             }
@@ -301,7 +302,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /** A grant made by a hand-over: its lease is renewed from now on. */
     /** For test kits: renews and checks the sessions now; whether {@code owner} is an acquisition held here. */
     public boolean checkSessionsNow(String owner) {
         boolean held = owned.holds(owner); // before the check, which may find the loss at once

@@ -21,7 +21,7 @@ import java.util.Map;
  * measured side by side and writes charts of the measured samples as SVG next to them
  * ({@code charts=DIR}, default {@code target/charts}; see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
  * else the stand-in in a JVM of its own. Options are {@code key=value} arguments, e.g.
- * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair}.
+ * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair,hotjvm}.
  */
 public final class Benchmark {
 
@@ -43,7 +43,8 @@ public final class Benchmark {
             Map.entry("ops", "30"), Map.entry("handoffs", "8"), Map.entry("contend-ms", "500"),
             Map.entry("contend-rounds", "1"), Map.entry("renewal-locks", "300"), Map.entry("renewal-lease-ms", "6000"),
             Map.entry("fair-ms", "2000"), Map.entry("fair-solo-ms", "1000"), Map.entry("quick-ms", "2000"),
-            Map.entry("crash-locks", "300"), Map.entry("crash-lease-ms", "3000"), Map.entry("crash-waits-budget-ms", "20000"));
+            Map.entry("crash-locks", "300"), Map.entry("crash-lease-ms", "3000"), Map.entry("crash-waits-budget-ms", "20000"),
+            Map.entry("hotjvm-ms", "2000"));
 
     private Benchmark(Map<String, String> options) {
         this.options = options;
@@ -77,7 +78,7 @@ public final class Benchmark {
     }
 
     private boolean enabled(String section) {
-        String cases = options.getOrDefault("cases", "single,handoff,contended,renewal,fair");
+        String cases = options.getOrDefault("cases", "single,handoff,contended,renewal,fair,hotjvm");
         return List.of(cases.split(",")).contains(section);
     }
 
@@ -127,6 +128,9 @@ public final class Benchmark {
             }
             if (enabled("fair")) {
                 section(() -> fairness(uri, database));
+            }
+            if (enabled("hotjvm")) {
+                section(() -> hotLockInOneJvm(uri, database));
             }
             if (enabled("crash")) {
                 section(() -> crash(uri, database, standIn));
@@ -714,6 +718,45 @@ public final class Benchmark {
                 intOption("fair-solo-ms", 3_000), intOption("quick-ms", 5_000), intOption("quick-hold-ms", 20),
                 intOption("quick-pause-ms", 50));
         new FairnessCase(report, charts, settings, this::clearStandInOplog).run(workers.get(0), workers.get(1));
+    }
+
+    // ---- case 9 -----------------------------------------------------------------------------
+
+    private void hotLockInOneJvm(String uri, String database) {
+        int threads = intOption("hotjvm-threads", 4);
+        int millis = intOption("hotjvm-ms", 10_000);
+        ChildJvm worker = ChildJvm.start("worker-hotjvm", List.of("-Xmx256m"), Worker.class, uri, database, "worker-hotjvm",
+                "hotjvm");
+        children.add(worker);
+        worker.expect(Protocol.READY, Duration.ofSeconds(60));
+        System.out.println("Case 9: one hot lock, 2 managers x " + threads + " threads in one JVM, " + millis + " ms");
+        Duration answerWithin = Duration.ofMillis(millis + 60_000L);
+        clearStandInOplog();
+        worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm-warm-up " + threads + " 2000"); // JIT, connections, feeds
+        worker.expect(Protocol.RESULT, answerWithin);
+        clearStandInOplog();
+        worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
+        String before = keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo");
+        clearStandInOplog();
+        worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm " + threads + " " + millis);
+        Map<String, String> result = keyValues(worker.expect(Protocol.RESULT, answerWithin));
+        clearStandInOplog();
+        worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
+        result.put("solo", before + "," + keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo"));
+        double[] solo = java.util.Arrays.stream(result.get("solo").split(",")).mapToDouble(Double::parseDouble).toArray();
+        double soloRate = OneJvmHotLock.median(solo);
+        long hot = Long.parseLong(result.get("hot"));
+        double hotRate = hot / (millis / 1000.0);
+        long first = Long.parseLong(result.get("first"));
+        report.heading("9. One hot lock, 2 managers x " + threads + " threads in one JVM (push), " + millis + " ms");
+        report.table(List.of("grants/s", "first / second manager", "timeouts", "one thread alone, cycles/s (median of "
+                        + solo.length + " 1 s slices around it)", "ratio", "commands in the hot block (both managers)"),
+                List.of(List.of(Stats.format(hotRate, 0), first + " / " + (hot - first), result.get("timeouts"),
+                        Stats.format(soloRate, 0) + " (" + result.get("solo") + ")", Stats.format(hotRate / soloRate, 3),
+                        result.get("commands"))));
+        report.target("hot lock, 2 managers x " + threads + " threads in one JVM >= 0.5x one thread alone",
+                Stats.format(hotRate / soloRate, 3) + "x (" + Stats.format(hotRate, 0) + " grants/s against "
+                        + Stats.format(soloRate, 0) + " cycles/s)", hotRate / soloRate >= 0.5);
     }
 
     // ---- machine ----------------------------------------------------------------------------

@@ -33,6 +33,11 @@ import java.util.concurrent.atomic.LongAdder;
  * TURNS mode name threads millis waitMillis holdMillis pauseMillis try|acquire startNanos
  *                           threads take turns on one name, every call logged (see {@link TurnTaking})
  *                                                            -> RESULT elapsedMs=.. commands=.. turns=..
+ * HOTJVM mode name threads millis
+ *                           one hot lock, this manager and a second one of this JVM with threads callers each
+ *                                                            -> RESULT hot=.. first=.. second=.. timeouts=.. commands=..
+ * SOLO mode name slices     one caller alone, fresh manager, 1 s slices after a warm-up one (see {@link OneJvmHotLock})
+ *                                                            -> RESULT solo=cycles/s,..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
  * COUNTS mode -             getMore count and mean time, and all commands by name, since the last COUNTS
@@ -75,8 +80,12 @@ public final class Worker {
     }
 
     private MongoLockManager newManager(WakeUpMode mode) {
+        return newManager(mode, label);
+    }
+
+    private MongoLockManager newManager(WakeUpMode mode, String instanceId) {
         return mode.apply(MongoLockManager.builder().client(clients.get(mode)).database(database)
-                .collection(collectionPrefix + "_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(label)
+                .collection(collectionPrefix + "_" + mode.name().toLowerCase(Locale.ROOT)).instanceId(instanceId)
                 .leaseTime(Duration.ofSeconds(30)).waitTime(Duration.ofSeconds(10))).build();
     }
 
@@ -144,6 +153,10 @@ public final class Worker {
                 reply("RESET");
             }
             case "CONTEND" -> contend(mode, manager, Arrays.copyOfRange(command, 2, command.length));
+            case "HOTJVM" -> reply(Protocol.RESULT + " " + OneJvmHotLock.hot(manager, () -> newManager(mode, label + "-second"),
+                    name, Integer.parseInt(command[3]), Long.parseLong(command[4]), counters.get(mode)));
+            case "SOLO" -> reply(Protocol.RESULT + " " + OneJvmHotLock.solo(() -> newManager(mode, label + "-alone"), name,
+                    Integer.parseInt(command[3])));
             case "TURNS" -> reply(Protocol.RESULT + " " + TurnTaking.run(manager,
                     TurnTaking.Plan.parse(name, Arrays.copyOfRange(command, 3, command.length)), counters.get(mode)));
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
