@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.LongAdder;
  * HOTJVM mode name threads millis
  *                           one hot lock, this manager and a second one of this JVM with threads callers each
  *                                                            -> RESULT hot=.. first=.. second=.. timeouts=.. commands=..
- * SOLO mode name slices     one caller alone, fresh manager, 1 s slices after a warm-up one (see {@link OneJvmHotLock})
+ * SOLO mode name slices     one caller alone, fresh manager, 1 s slices after a 3 s warm-up (see {@link OneJvmHotLock})
  *                                                            -> RESULT solo=cycles/s,..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
