@@ -130,7 +130,7 @@ public final class Benchmark {
                 section(() -> fairness(uri, database));
             }
             if (enabled("hotjvm")) {
-                section(() -> hotLockInOneJvm(uri, database));
+                section(() -> hotLockInOneJvm(uri, database, standIn));
             }
             if (enabled("crash")) {
                 section(() -> crash(uri, database, standIn));
@@ -734,46 +734,89 @@ public final class Benchmark {
 
     // ---- case 9 -----------------------------------------------------------------------------
 
-    private void hotLockInOneJvm(String uri, String database) {
+    private void hotLockInOneJvm(String uri, String database, boolean standIn) throws IOException {
         int threads = intOption("hotjvm-threads", 4);
         int millis = intOption("hotjvm-ms", 10_000);
-        ChildJvm worker = ChildJvm.start("worker-hotjvm", List.of("-Xmx256m"), Worker.class, uri, database, "worker-hotjvm",
-                "hotjvm");
-        children.add(worker);
-        worker.expect(Protocol.READY, Duration.ofSeconds(60));
-        System.out.println("Case 9: one hot lock, 2 managers x " + threads + " threads in one JVM, " + millis + " ms");
-        Duration answerWithin = Duration.ofMillis(millis + 60_000L);
-        // The oplog is emptied only while no change stream is open: each hot block's managers are replaced after
-        // it (RESET). Emptying it under an open stream made the stand-in fail a command of that client (its
-        // driver then paused the connection pool, and the lone thread's next release failed; seen twice).
-        clearStandInOplog();
-        worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm-warm-up " + threads + " 2000"); // JIT, connections, feeds
-        worker.expect(Protocol.RESULT, answerWithin);
-        reset(worker, WakeUpMode.PUSH);
-        clearStandInOplog();
-        worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
-        String before = keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo");
-        clearStandInOplog();
-        worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm " + threads + " " + millis);
-        Map<String, String> result = keyValues(worker.expect(Protocol.RESULT, answerWithin));
-        reset(worker, WakeUpMode.PUSH);
-        clearStandInOplog();
-        worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
-        result.put("solo", before + "," + keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo"));
-        double[] solo = java.util.Arrays.stream(result.get("solo").split(",")).mapToDouble(Double::parseDouble).toArray();
-        double soloRate = OneJvmHotLock.median(solo);
-        long hot = Long.parseLong(result.get("hot"));
-        double hotRate = hot / (millis / 1000.0);
-        long first = Long.parseLong(result.get("first"));
-        report.heading("9. One hot lock, 2 managers x " + threads + " threads in one JVM (push), " + millis + " ms");
-        report.table(List.of("grants/s", "first / second manager", "timeouts", "one thread alone, cycles/s (median of "
-                        + solo.length + " 1 s slices around it)", "ratio", "commands in the hot block (both managers)"),
-                List.of(List.of(Stats.format(hotRate, 0), first + " / " + (hot - first), result.get("timeouts"),
+        List<String> routes = List.of(options.getOrDefault("hotjvm-routes", "direct").split(","));
+        if (!standIn && !routes.equals(List.of("direct"))) {
+            throw new IllegalArgumentException("hotjvm-routes=" + routes + ": the getMore proxy is for the stand-in only;"
+                    + " a real server waits by itself");
+        }
+        List<List<String>> rows = new ArrayList<>();
+        Double directRatio = null;
+        String directFigures = null;
+        for (String route : routes) {
+            AwaitingGetMoreProxy proxy = switch (route) {
+                case "direct" -> null;
+                case "pass", "await" -> AwaitingGetMoreProxy.start("127.0.0.1", Integer.parseInt(uri.substring(uri.lastIndexOf(':') + 1)),
+                        route.equals("await"), 256);
+                default -> throw new IllegalArgumentException("hotjvm-routes: " + route + " is not one of direct, pass, await");
+            };
+            try {
+                System.out.println("Case 9: one hot lock, 2 managers x " + threads + " threads in one JVM, " + millis
+                        + " ms, route " + route);
+                Map<String, String> result = hotLockBlocks(proxy == null ? uri : proxy.uri(), database, threads, millis, route);
+                double[] solo = java.util.Arrays.stream(result.get("solo").split(",")).mapToDouble(Double::parseDouble).toArray();
+                double soloRate = OneJvmHotLock.median(solo);
+                long hot = Long.parseLong(result.get("hot"));
+                double hotRate = hot / (millis / 1000.0);
+                long first = Long.parseLong(result.get("first"));
+                rows.add(List.of(route.equals("direct") ? "direct" : route.equals("pass") ? "pass-through proxy" : "awaiting proxy",
+                        Stats.format(hotRate, 0), first + " / " + (hot - first), result.get("timeouts"),
                         Stats.format(soloRate, 0) + " (" + result.get("solo") + ")", Stats.format(hotRate / soloRate, 3),
-                        result.get("commands"))));
-        report.target("hot lock, 2 managers x " + threads + " threads in one JVM >= 0.5x one thread alone",
-                Stats.format(hotRate / soloRate, 3) + "x (" + Stats.format(hotRate, 0) + " grants/s against "
-                        + Stats.format(soloRate, 0) + " cycles/s)", hotRate / soloRate >= 0.5);
+                        result.get("commands")));
+                if (route.equals("direct")) {
+                    directRatio = hotRate / soloRate;
+                    directFigures = Stats.format(hotRate, 0) + " grants/s against " + Stats.format(soloRate, 0) + " cycles/s";
+                }
+            } finally {
+                if (proxy != null) {
+                    proxy.close();
+                }
+            }
+        }
+        report.heading("9. One hot lock, 2 managers x " + threads + " threads in one JVM (push), " + millis + " ms");
+        report.table(List.of("route", "grants/s", "first / second manager", "timeouts", "one thread alone, cycles/s (median"
+                + " of 6 1 s slices around it)", "ratio", "commands in the hot block (both managers)"), rows);
+        if (routes.size() > 1) {
+            report.line("Routes as in case 4 with `proxy=`: the awaiting proxy holds an empty change-stream getMore until"
+                    + " a write through it is answered or the await ends, as a real server holds it; the lone thread"
+                    + " goes through the same route as the hot lock.");
+        }
+        if (directRatio != null) {
+            report.target("hot lock, 2 managers x " + threads + " threads in one JVM >= 0.5x one thread alone",
+                    Stats.format(directRatio, 3) + "x (" + directFigures + ")", directRatio >= 0.5);
+        }
+    }
+
+    /** Case 9's blocks on one route, in a worker of their own: warm-up, lone thread, hot lock, lone thread. */
+    private Map<String, String> hotLockBlocks(String uri, String database, int threads, int millis, String route) {
+        String label = "worker-hotjvm-" + route;
+        ChildJvm worker = ChildJvm.start(label, List.of("-Xmx256m"), Worker.class, uri, database, label, "hotjvm_" + route);
+        try {
+            worker.expect(Protocol.READY, Duration.ofSeconds(60));
+            Duration answerWithin = Duration.ofMillis(millis + 60_000L);
+            // The oplog is emptied only while no change stream is open: each hot block's managers are replaced after
+            // it (RESET). Emptying it under an open stream made the stand-in fail a command of that client (its
+            // driver then paused the connection pool, and the lone thread's next release failed; seen twice).
+            clearStandInOplog();
+            worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm-warm-up " + threads + " 2000"); // JIT, connections, feeds
+            worker.expect(Protocol.RESULT, answerWithin);
+            reset(worker, WakeUpMode.PUSH);
+            clearStandInOplog();
+            worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
+            String before = keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo");
+            clearStandInOplog();
+            worker.send("HOTJVM " + WakeUpMode.PUSH + " hotjvm " + threads + " " + millis);
+            Map<String, String> result = keyValues(worker.expect(Protocol.RESULT, answerWithin));
+            reset(worker, WakeUpMode.PUSH);
+            clearStandInOplog();
+            worker.send("SOLO " + WakeUpMode.PUSH + " hotjvm-solo 3");
+            result.put("solo", before + "," + keyValues(worker.expect(Protocol.RESULT, answerWithin)).get("solo"));
+            return result;
+        } finally {
+            worker.close();
+        }
     }
 
     // ---- machine ----------------------------------------------------------------------------
