@@ -4,8 +4,9 @@ package io.github.mongolock.core;
  * What this manager does with the push feed's notices ({@link ReleaseFeed}): a release wakes its waiters for
  * that lock, unless the lock is free for another manager's turn; notices missed wake every waiter, who then ask
  * the store. A wake-up moves the name's generation, which also ends the quiet its queued waiters keep
- * ({@link QueuePresence#quietOrClaimPoll}), even when the notice comes while one of them is still asking. Its own class so that the coordinator only wires
- * the feed, and the rule of which notice wakes whom reads in one place. Thread-safe.
+ * ({@link QueuePresence#quietOrClaimPoll}), even when the notice comes while one of them is still asking. Its
+ * own class so that the coordinator only wires the feed, and the rule of which notice wakes whom reads in one
+ * place. Thread-safe.
  */
 final class ReleaseNotices implements ReleaseFeed.Listener {
 
