@@ -119,13 +119,15 @@ final class QueuePresence {
 
     /** Takes this manager out of {@code name}'s queue; best effort (a gone head stalls the lock once, one watch period). */
     void leave(String name) {
+        // The quiet was for callers who no longer wait, whatever MongoDB answers: kept, it would keep the next caller
+        // from asking at all, though the lock may have been freed while nobody here waited for a notice.
+        quietUntil.remove(name);
         try {
             OwnedLocks.withoutInterrupt(() -> {
                 store.leaveQueue(name, manager);
                 return null;
             });
             queuedFor.remove(name);
-            quietUntil.remove(name);
         } catch (LockStoreException | LockInterruptedException failed) {
             LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
         }

@@ -2,6 +2,7 @@ package io.github.mongolock.core;
 
 import static io.github.mongolock.testing.Await.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
@@ -10,6 +11,8 @@ import com.mongodb.client.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.memory.InMemoryLockStore;
 import io.github.mongolock.mongo.MongoLockStore;
@@ -214,5 +217,53 @@ class PushWakeUpTest {
             assertEquals(held.fencingToken() + 1, mine.fencingToken());
         }
         assertEquals(2, attempts.get(), "one refused attempt, then one right after the notice");
+    }
+
+    /**
+     * A caller that gave up waiting leaves its manager's quiet behind when MongoDB refuses the queue leave. The next
+     * caller of that manager must still ask the store at once: the lock may well be free by then, and no notice
+     * announces a release that happened while nobody of this manager waited.
+     */
+    @Test
+    void aQuietLeftByAFailedQueueLeaveDoesNotKeepTheNextCallerFromAFreeLock() {
+        InMemoryLockStore memory = new InMemoryLockStore();
+        LockCoordinator holder = new LockCoordinator(memory, "holder:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of());
+        closeables.add(holder);
+        LockSession held = holder.acquire("job");
+        LockStore leaveRefused = new ForwardingLockStore(memory) {
+            @Override
+            public void leaveQueue(String name, String manager) {
+                throw new LockStoreException("MongoDB is unreachable (scripted)", null, false);
+            }
+        };
+        // 20 s between polls while pushed: only an attempt of its own can give the second caller the lock in 5 s.
+        LockCoordinator waiter = new LockCoordinator(leaveRefused, "waiter:" + System.nanoTime(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of(), alwaysPushing(),
+                new RetryBackoff(Duration.ofMillis(10), Duration.ofSeconds(20), Duration.ofSeconds(20)));
+        closeables.add(waiter);
+        assertThrows(LockTimeoutException.class, () -> waiter.acquire("job", Duration.ofMillis(300)));
+        held.close(); // free now, and nobody of the waiter's manager waits for a notice
+        try (LockSession mine = waiter.acquire("job", Duration.ofSeconds(5))) {
+            assertEquals(held.fencingToken() + 1, mine.fencingToken());
+        }
+    }
+
+    /** A feed that says it is pushing and never delivers a notice. */
+    private static ReleaseFeed alwaysPushing() {
+        return new ReleaseFeed() {
+            @Override
+            public void start(Listener listener) {
+            }
+
+            @Override
+            public Status status() {
+                return Status.PUSHING;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 }
