@@ -43,16 +43,20 @@ record CheckReport(int sections, int killedInside, int toldLost, int overlaps, i
      * @param victims                    the faults of that kind
      * @param minLocksHeld               the fewest locks a victim held at its stop, as the harness recorded them
      * @param maxLocksHeld               the most
-     * @param locksHeld                  all of them, summed over the victims: each a recovery judged on its own
+     * @param locksHeld                  all of them, summed over the victims: each a recovery judged on its own,
+     *                                   but for the grants never received
      * @param maxLastGrantNanos          the longest time from a victim's SIGSTOP until the last of its locks was
      *                                   granted again, or -1
      * @param maxLastGrantFromWatchNanos the same, counted from the later of the SIGSTOP and the first waiter's
      *                                   arrival at any of its locks, or -1
+     * @param grantsNeverReceived        of a paused victim's locks, those whose grant landed with the acquire still
+     *                                   on the wire at the SIGSTOP and whose answer came too late to be believed: the
+     *                                   victim never held them ({@link RecoveryChecker#grantNeverReceived})
      */
     record VictimFigures(int victims, int minLocksHeld, int maxLocksHeld, int locksHeld, long maxLastGrantNanos,
-                         long maxLastGrantFromWatchNanos) {
+                         long maxLastGrantFromWatchNanos, int grantsNeverReceived) {
 
-        static final VictimFigures NONE = new VictimFigures(0, 0, 0, 0, -1, -1);
+        static final VictimFigures NONE = new VictimFigures(0, 0, 0, 0, -1, -1, 0);
     }
 
     /**

@@ -243,17 +243,8 @@ final class HistoryChecker {
     private static int checkPause(FaultEvent pause, List<SectionRecord> ofLock, List<AcquireFailure> failures,
                                   Set<String> pausedSections, boolean networkFaults, List<String> problems) {
         Optional<SectionRecord> paused = ofLock.stream().filter(s -> s.token() == pause.token()).findFirst();
-        // The grant landed but never reached a caller, so the process had no section to be told about:
-        // - its answer was lost on a cut or stalled connection: the acquire threw LockStoreException and the
-        //   orphan was abandoned;
-        // - it was a hand-over, made by a release the pause froze mid-call: its answer came after the store
-        //   timeout, so it was cleaned up, and the waiter it was meant for timed out (a waiter whose ticket
-        //   was granted always returns the hold, even past its deadline).
-        // Either way an acquire of that process on that lock was under way at the pause and then failed.
-        boolean grantLost = failures.stream().anyMatch(f -> f.process().equals(pause.process())
-                && f.lock().equals(pause.lock()) && (f.kind().equals("STORE") || f.kind().equals("TIMEOUT"))
-                && f.askedAt() < pause.at() && f.failedAt() >= pause.at());
-        if (paused.isEmpty() && grantLost) {
+        // The grant landed but never reached a caller, so the process had no section to be told about.
+        if (RecoveryChecker.grantNeverReceived(pause, ofLock, failures)) {
             return 0;
         }
         if (paused.isEmpty()) {

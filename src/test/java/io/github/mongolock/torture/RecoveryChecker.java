@@ -40,10 +40,11 @@ final class RecoveryChecker {
                     CheckReport.VictimFigures pauses) {
     }
 
-    /** The last grant of one victim's locks, and its earliest waiter. */
+    /** The last grant of one victim's locks, its earliest waiter, and its grants it never received. */
     private static final class Victim {
         long lastGrant = Long.MIN_VALUE;
         long firstWatch = Long.MAX_VALUE;
+        int grantsNeverReceived;
     }
 
     private RecoveryChecker() {
@@ -64,6 +65,14 @@ final class RecoveryChecker {
             }
             Victim victim = new Victim();
             for (FaultEvent ofLock : fault.perLock()) {
+                if (fault.kind() == FaultEvent.Kind.PAUSE && grantNeverReceived(ofLock,
+                        sectionsByLock.getOrDefault(ofLock.lock(), List.of()), failuresByLock.getOrDefault(ofLock.lock(), List.of()))) {
+                    // The victim never held it, and after the SIGCONT it was the victim's again to ask for: no
+                    // waiter's watch began with the victim holding it. (A killed victim's such grant stays an
+                    // orphan under its dead session: that one is a recovery like the others.)
+                    victim.grantsNeverReceived++;
+                    continue;
+                }
                 List<SectionRecord> candidates = fault.kind() == FaultEvent.Kind.OUTAGE ? sections
                         : sectionsByLock.getOrDefault(ofLock.lock(), List.of());
                 Optional<SectionRecord> next = nextAfter(ofLock, candidates);
@@ -101,7 +110,29 @@ final class RecoveryChecker {
                 Math.max(figures.maxLocksHeld(), fault.locksHeld()), figures.locksHeld() + fault.locksHeld(),
                 granted ? Math.max(figures.maxLastGrantNanos(), victim.lastGrant - fault.at()) : figures.maxLastGrantNanos(),
                 granted ? Math.max(figures.maxLastGrantFromWatchNanos(), victim.lastGrant - victim.firstWatch)
-                        : figures.maxLastGrantFromWatchNanos());
+                        : figures.maxLastGrantFromWatchNanos(),
+                figures.grantsNeverReceived() + victim.grantsNeverReceived);
+    }
+
+    /**
+     * Whether the grant a paused victim held by the lock document never reached a caller of the victim: no section
+     * of it has that token, and one of its acquires on that lock was under way at the pause and then failed.
+     * - its answer was lost on a cut or stalled connection: the acquire threw LockStoreException and the
+     *   orphan was abandoned;
+     * - its answer came after the victim's confirmed lease (the SIGSTOP froze it with the request on the wire): the
+     *   grant was freed and the acquire failed;
+     * - it was a hand-over, made by a release the pause froze mid-call: its answer came after the store timeout, so
+     *   it was cleaned up, and the waiter it was meant for timed out (a waiter whose ticket was granted always
+     *   returns the hold, even past its deadline).
+     *
+     * @param ofLock   the sections of the pause's lock
+     * @param failures the failed acquires of the pause's lock
+     */
+    static boolean grantNeverReceived(FaultEvent pause, List<SectionRecord> ofLock, List<AcquireFailure> failures) {
+        boolean received = ofLock.stream().anyMatch(s -> s.token() == pause.token() && s.lock().equals(pause.lock()));
+        return !received && failures.stream().anyMatch(f -> f.process().equals(pause.process())
+                && f.lock().equals(pause.lock()) && (f.kind().equals("STORE") || f.kind().equals("TIMEOUT"))
+                && f.askedAt() < pause.at() && f.failedAt() >= pause.at());
     }
 
     /**
