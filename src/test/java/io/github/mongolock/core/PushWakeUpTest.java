@@ -178,21 +178,7 @@ class PushWakeUpTest {
         closeables.add(holder);
         LockSession held = holder.acquire("job");
         AtomicReference<ReleaseFeed.Listener> notices = new AtomicReference<>();
-        ReleaseFeed pushing = new ReleaseFeed() {
-            @Override
-            public void start(Listener listener) {
-                notices.set(listener);
-            }
-
-            @Override
-            public Status status() {
-                return Status.PUSHING;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        ReleaseFeed pushing = alwaysPushing(notices);
         AtomicInteger attempts = new AtomicInteger();
         LockStore racing = new ForwardingLockStore(memory) {
             @Override
@@ -239,7 +225,7 @@ class PushWakeUpTest {
         };
         // 20 s between polls while pushed: only an attempt of its own can give the second caller the lock in 5 s.
         LockCoordinator waiter = new LockCoordinator(leaveRefused, "waiter:" + System.nanoTime(), Duration.ofSeconds(30),
-                Duration.ofSeconds(30), MonotonicClock.system(), List.of(), alwaysPushing(),
+                Duration.ofSeconds(30), MonotonicClock.system(), List.of(), alwaysPushing(new AtomicReference<>()),
                 new RetryBackoff(Duration.ofMillis(10), Duration.ofSeconds(20), Duration.ofSeconds(20)));
         closeables.add(waiter);
         assertThrows(LockTimeoutException.class, () -> waiter.acquire("job", Duration.ofMillis(300)));
@@ -249,11 +235,12 @@ class PushWakeUpTest {
         }
     }
 
-    /** A feed that says it is pushing and never delivers a notice. */
-    private static ReleaseFeed alwaysPushing() {
+    /** A feed that says it is pushing and delivers nothing by itself: the test plays the notices to {@code listener}. */
+    private static ReleaseFeed alwaysPushing(AtomicReference<ReleaseFeed.Listener> listener) {
         return new ReleaseFeed() {
             @Override
-            public void start(Listener listener) {
+            public void start(Listener started) {
+                listener.set(started);
             }
 
             @Override
