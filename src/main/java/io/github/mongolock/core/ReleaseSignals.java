@@ -44,6 +44,7 @@ final class ReleaseSignals {
                 }
                 parked.addLast(caller);
             }
+            boolean answered = false;
             try {
                 while (!ticket.isGranted()) {
                     long remaining = deadline - System.nanoTime();
@@ -56,16 +57,27 @@ final class ReleaseSignals {
                     }
                     synchronized (this) {
                         if (generation != seen) {
+                            answered = true;
                             return true;
                         }
                     }
                 }
                 synchronized (this) {
+                    answered = true;
                     return generation != seen;
                 }
             } finally {
+                Thread passedTo = null;
                 synchronized (this) {
-                    parked.remove(caller); // already gone when a bump woke it
+                    boolean picked = !parked.remove(caller); // a bump took it out to wake it
+                    if (picked && !answered) {
+                        // Leaving interrupted with a wake-up meant for it, which the caller never learns of: the
+                        // next caller gets it, as Object.notify's is never lost to an interrupt.
+                        passedTo = parked.pollFirst();
+                    }
+                }
+                if (passedTo != null) {
+                    LockSupport.unpark(passedTo);
                 }
             }
         }
