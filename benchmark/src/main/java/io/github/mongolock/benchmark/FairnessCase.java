@@ -147,8 +147,9 @@ final class FairnessCase {
                         + " jobs: uncontended slices before; hot block; after", othersShare(soloBefore) + "; "
                         + Stats.format(100 * hot.cpu().others(), 0) + "% (this benchmark's JVMs "
                         + Stats.format(100 * hot.cpu().own(), 0) + "%); " + othersShare(soloAfter)),
-                List.of("longest run of grants to one process", streak.length() + " (" + streak.process() + "); "
-                        + log.processSwitches() + " switches between processes in " + grants + " grants")));
+                List.of("longest run of grants to one process", streak.length() + " (" + streak.process() + "), "
+                        + streakWhen(streak, hot) + "; " + log.processSwitches() + " switches between processes in "
+                        + grants + " grants")));
         report.line(whereTheTimeGoes(hot, solo, soloRate, millisPerGrant, grants));
         if (hot.cpu().others() >= 0.5) {
             // Seen here: other jobs took 87-93 % of the CPUs for a whole run; its figures then say
@@ -230,6 +231,19 @@ final class FairnessCase {
     }
 
     /** The other jobs' CPU share over a series of slices, in %: median (range). */
+    /**
+     * When the longest run was, within the block, and whether the other process's callers waited through it: a
+     * long run with none of them waiting is the other process not asking (late start, a stall between calls).
+     */
+    private static String streakWhen(TurnLog.Streak streak, Block block) {
+        if (streak.length() == 0) {
+            return "no grants";
+        }
+        return "from " + Stats.format((streak.firstReturnedAt() - block.startAt()) / 1e6, 0) + " to "
+                + Stats.format((streak.lastReturnedAt() - block.startAt()) / 1e6, 0) + " ms into the block, with "
+                + block.log().othersWaitingThroughout(streak) + " calls of the other process waiting through all of it";
+    }
+
     private static String othersShare(List<Block> slices) {
         Stats others = new Stats(slices.stream().map(slice -> 100 * slice.cpu().others()).toList());
         return Stats.format(others.median(), 0) + "% (" + Stats.format(others.min(), 0) + "-"

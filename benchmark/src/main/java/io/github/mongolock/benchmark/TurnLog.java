@@ -21,8 +21,12 @@ final class TurnLog {
     record Turn(String process, int thread, boolean granted, boolean atOnce, long returnedAt, long waitMicros) {
     }
 
-    /** The longest run of consecutive grants to callers of one process. */
-    record Streak(String process, int length) {
+    /**
+     * The longest run of consecutive grants to callers of one process.
+     *
+     * @param firstReturnedAt when its first grant returned (nanoTime); {@code lastReturnedAt} its last
+     */
+    record Streak(String process, int length, long firstReturnedAt, long lastReturnedAt) {
     }
 
     private final List<Turn> turns;
@@ -87,17 +91,35 @@ final class TurnLog {
     }
 
     Streak longestStreak() {
-        Streak longest = new Streak("-", 0);
+        Streak longest = new Streak("-", 0, 0, 0);
         String process = null;
         int length = 0;
+        long first = 0;
         for (Turn grant : grants()) {
-            length = grant.process().equals(process) ? length + 1 : 1;
+            if (grant.process().equals(process)) {
+                length++;
+            } else {
+                length = 1;
+                first = grant.returnedAt();
+            }
             process = grant.process();
             if (length > longest.length()) {
-                longest = new Streak(process, length);
+                longest = new Streak(process, length, first, grant.returnedAt());
             }
         }
         return longest;
+    }
+
+    /**
+     * Calls of the other process that were waiting from before {@code streak}'s first grant until after its last:
+     * callers kept out for all of it. None means the other process was not asking then (not started yet, or
+     * between calls), which no lock rule can be blamed for.
+     */
+    long othersWaitingThroughout(Streak streak) {
+        return turns.stream().filter(turn -> !turn.process().equals(streak.process()))
+                .filter(turn -> turn.returnedAt() - turn.waitMicros() * 1_000 <= streak.firstReturnedAt()
+                        && turn.returnedAt() >= streak.lastReturnedAt())
+                .count();
     }
 
     /** How often the lock went from a caller of one process to a caller of the other. */
