@@ -230,7 +230,6 @@ final class FairnessCase {
         return slices;
     }
 
-    /** The other jobs' CPU share over a series of slices, in %: median (range). */
     /**
      * When the longest run was, within the block, and whether the other process's callers waited through it: a
      * long run with none of them waiting is the other process not asking (late start, a stall between calls).
@@ -244,6 +243,7 @@ final class FairnessCase {
                 + block.log().othersWaitingThroughout(streak) + " calls of the other process waiting through all of it";
     }
 
+    /** The other jobs' CPU share over a series of slices, in %: median (range). */
     private static String othersShare(List<Block> slices) {
         Stats others = new Stats(slices.stream().map(slice -> 100 * slice.cpu().others()).toList());
         return Stats.format(others.median(), 0) + "% (" + Stats.format(others.min(), 0) + "-"
