@@ -238,9 +238,14 @@ final class FairnessCase {
         if (streak.length() == 0) {
             return "no grants";
         }
+        StringJoiner firstCalls = new StringJoiner(" / ");
+        for (String process : PROCESSES) {
+            firstCalls.add(Stats.format((block.log().firstCallOf(process) - block.startAt()) / 1e6, 1));
+        }
         return "from " + Stats.format((streak.firstReturnedAt() - block.startAt()) / 1e6, 0) + " to "
                 + Stats.format((streak.lastReturnedAt() - block.startAt()) / 1e6, 0) + " ms into the block, with "
-                + block.log().othersWaitingThroughout(streak) + " calls of the other process waiting through all of it";
+                + block.log().othersWaitingThroughout(streak) + " calls of the other process waiting through all of it"
+                + " (first call of A / B: " + firstCalls + " ms into the block)";
     }
 
     /** The other jobs' CPU share over a series of slices, in %: median (range). */

@@ -122,6 +122,12 @@ final class TurnLog {
                 .count();
     }
 
+    /** When {@code process}'s first call started (nanoTime), or {@link Long#MAX_VALUE} when it made none. */
+    long firstCallOf(String process) {
+        return turns.stream().filter(turn -> turn.process().equals(process))
+                .mapToLong(turn -> turn.returnedAt() - turn.waitMicros() * 1_000).min().orElse(Long.MAX_VALUE);
+    }
+
     /** How often the lock went from a caller of one process to a caller of the other. */
     long processSwitches() {
         long switches = 0;
