@@ -44,7 +44,6 @@ final class ReleaseSignals {
                 }
                 parked.addLast(caller);
             }
-            boolean answered = false;
             try {
                 while (!ticket.isGranted()) {
                     long remaining = deadline - System.nanoTime();
@@ -53,32 +52,38 @@ final class ReleaseSignals {
                     }
                     LockSupport.parkNanos(this, remaining);
                     if (Thread.interrupted()) {
+                        passOnIfPicked(caller);
                         throw new InterruptedException();
                     }
                     synchronized (this) {
                         if (generation != seen) {
-                            answered = true;
                             return true;
                         }
                     }
                 }
                 synchronized (this) {
-                    answered = true;
                     return generation != seen;
                 }
             } finally {
-                Thread passedTo = null;
                 synchronized (this) {
-                    boolean picked = !parked.remove(caller); // a bump took it out to wake it
-                    if (picked && !answered) {
-                        // Leaving interrupted with a wake-up meant for it, which the caller never learns of: the
-                        // next caller gets it, as Object.notify's is never lost to an interrupt.
-                        passedTo = parked.pollFirst();
-                    }
+                    parked.remove(caller); // already gone when a bump woke it
                 }
-                if (passedTo != null) {
-                    LockSupport.unpark(passedTo);
+            }
+        }
+
+        /**
+         * {@code caller} leaves interrupted: if a bump had picked it, the wake-up it never reports goes to the
+         * next parked caller, as Object.notify's is never lost to an interrupt.
+         */
+        private void passOnIfPicked(Thread caller) {
+            Thread next = null;
+            synchronized (this) {
+                if (!parked.remove(caller)) {
+                    next = parked.pollFirst();
                 }
+            }
+            if (next != null) {
+                LockSupport.unpark(next);
             }
         }
 
