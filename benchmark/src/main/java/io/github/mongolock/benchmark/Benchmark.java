@@ -240,8 +240,8 @@ public final class Benchmark {
         }
         report.table(List.of("case", "median µs per cycle", "range of round medians", "x limit: median (range)", "x ShedLock",
                 "µs in driver commands", "µs on the client", "round trips: acquire", "round trips: release"), rows);
-        report.line("Cycles of all cases alternate one by one, in a new shuffled order each pass; per round the median cycle is kept, ratios are taken"
-                + " within each round, then the median over rounds. \"µs in driver commands\" is the driver's own"
+        report.line("Cycles of all cases alternate one by one, in a new shuffled order each pass; per round the"
+                + " median cycle is kept, ratios are taken within each round, then the median over rounds. \"µs in driver commands\" is the driver's own"
                 + " send-to-reply time of the cycle's commands (network + server); \"on the client\" is the rest.");
 
         SingleClientCases.Result sameCommands = find(results, "same-commands");

@@ -19,6 +19,11 @@ final class TurnLog {
      * @param waitMicros from the call to its return (granted or timed out)
      */
     record Turn(String process, int thread, boolean granted, boolean atOnce, long returnedAt, long waitMicros) {
+
+        /** When the call started (nanoTime). */
+        long calledAt() {
+            return returnedAt - waitMicros * 1_000;
+        }
     }
 
     /**
@@ -117,7 +122,7 @@ final class TurnLog {
      */
     long othersWaitingThroughout(Streak streak) {
         return turns.stream().filter(turn -> !turn.process().equals(streak.process()))
-                .filter(turn -> turn.returnedAt() - turn.waitMicros() * 1_000 <= streak.firstReturnedAt()
+                .filter(turn -> turn.calledAt() <= streak.firstReturnedAt()
                         && turn.returnedAt() >= streak.lastReturnedAt())
                 .count();
     }
@@ -125,7 +130,7 @@ final class TurnLog {
     /** When {@code process}'s first call started (nanoTime), or {@link Long#MAX_VALUE} when it made none. */
     long firstCallOf(String process) {
         return turns.stream().filter(turn -> turn.process().equals(process))
-                .mapToLong(turn -> turn.returnedAt() - turn.waitMicros() * 1_000).min().orElse(Long.MAX_VALUE);
+                .mapToLong(Turn::calledAt).min().orElse(Long.MAX_VALUE);
     }
 
     /** How often the lock went from a caller of one process to a caller of the other. */
