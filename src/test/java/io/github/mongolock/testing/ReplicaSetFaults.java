@@ -44,8 +44,9 @@ import org.bson.BsonValue;
  * e.g. {@code updateMany}, or any write with retryable writes off) is sent twice, as a caller's own retry after a
  * lost answer does; the client gets the second answer;</li>
  * <li><b>rollback</b>: a write whose answer was lost is captured (pre-image before, post-image after, while every
- * other write is held) and undone at the next election, where nothing answered has changed its documents since
- * ({@link RollbackLog}). A write whose answer was delivered is never rolled back.</li>
+ * other write is held) and undone at the next election unless a write answered after it covers it, as in a
+ * replica set's oplog ({@link RollbackLog}): {@link #loseReplyThenElect} rolls it back for sure. A write whose
+ * answer was delivered is never rolled back.</li>
  * </ul>
  * Its own client reaches MongoDB directly, to copy snapshots and capture images. The faults are one-shot
  * ({@link ArmedFault}), chosen by predicates on the command ({@link WireCommand}), so tests are deterministic.
@@ -316,14 +317,13 @@ public final class ReplicaSetFaults implements AutoCloseable {
             return;
         }
         enter();
+        long place = rollbacks.place();
         link.expect(request.requestId(), new FaultLink.ReplyHandler() {
             @Override
             public void onReply(WireMessage reply) throws IOException {
                 gate.exit();
                 if (replay == null) {
-                    if (ok(reply.body())) {
-                        rollbacks.acknowledged(write);
-                    }
+                    rollbacks.answered(place);
                     link.deliver(reply);
                 } // else the first copy's answer: lost, as the caller who retried saw it
             }
@@ -337,10 +337,12 @@ public final class ReplicaSetFaults implements AutoCloseable {
         if (replay != null) {
             int copy = Integer.MIN_VALUE + copyIds.getAndIncrement();
             enter();
+            long copyPlace = rollbacks.place();
             link.expect(copy, new FaultLink.ReplyHandler() {
                 @Override
                 public void onReply(WireMessage reply) throws IOException {
                     gate.exit();
+                    rollbacks.answered(copyPlace);
                     replays.incrementAndGet();
                     replay.done(write);
                     link.deliver(reply.withResponseTo(request.requestId()));

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -17,11 +18,15 @@ import org.bson.BsonValue;
 /**
  * The writes {@link ReplicaSetFaults} applied but whose answers it kept from the client: what each changed,
  * document by document (its pre-image read before the write was forwarded, its post-image after the answer came,
- * both under a {@link WriteGate} freeze, so nothing else wrote in between), until the next election rolls them
- * back. A rollback restores a document's pre-image only where the document is still exactly the post-image: a
- * later write that changed it was answered, so on a replica set it was majority-committed, and with it every write
- * before it in the oplog, this one included; such a write is kept. A write retried by the driver (same session
- * and transaction number) whose retry was answered is acknowledged and kept too. Thread-safe.
+ * both under a {@link WriteGate} freeze, so nothing else wrote in between), until the next election.
+ *
+ * <p>Which of them an election rolls back follows a replica set's oplog: every write through the layer takes a
+ * place in one order when it is forwarded (a lost write's place is exact: it is forwarded alone), and a write whose
+ * answer reached its client counts as majority-committed (majority is the default write concern since MongoDB 5.0,
+ * and the lock store asks for it), and with it every write before it in that order. So an election rolls back the
+ * lost writes after the last answered one, the latest first, restoring each document's pre-image (where it is
+ * still the post-image), and keeps the others: a lost write any later write's answer covers was replicated. A
+ * driver's retry of a lost retryable write, answered, covers it the same way. Thread-safe.
  */
 final class RollbackLog {
 
@@ -29,17 +34,16 @@ final class RollbackLog {
     private record Change(BsonValue id, BsonDocument before, BsonDocument after) {
     }
 
-    /** One lost write, captured. */
+    /** One lost write, captured, at its place in the order of writes. */
     static final class LostWrite {
         private final WireCommand command;
-        private final String retryKey;
+        private final long place;
         private final Map<BsonValue, BsonDocument> before;
         private final List<Change> changes = new ArrayList<>();
-        private volatile boolean acknowledged;
 
-        private LostWrite(WireCommand command, Map<BsonValue, BsonDocument> before) {
+        private LostWrite(WireCommand command, long place, Map<BsonValue, BsonDocument> before) {
             this.command = command;
-            this.retryKey = retryKey(command);
+            this.place = place;
             this.before = before;
         }
 
@@ -54,9 +58,22 @@ final class RollbackLog {
 
     private final MongoClient client;
     private final List<LostWrite> lost = new ArrayList<>();
+    private final AtomicLong places = new AtomicLong();
+    /** The place of the latest write whose answer reached its client. */
+    private final AtomicLong answeredUpTo = new AtomicLong();
 
     RollbackLog(MongoClient client) {
         this.client = client;
+    }
+
+    /** The place of a write about to be forwarded (after {@link WriteGate#enter}, so none is taken while frozen). */
+    long place() {
+        return places.incrementAndGet();
+    }
+
+    /** The write at {@code place} was answered to its client: it, and every write before it, is majority-committed. */
+    void answered(long place) {
+        answeredUpTo.accumulateAndGet(place, Math::max);
     }
 
     /** Reads the pre-images of every document {@code write} may change; under a freeze, before it is forwarded. */
@@ -73,7 +90,7 @@ final class RollbackLog {
                 before.put(document.get("_id"), document);
             }
         }
-        return new LostWrite(write, before);
+        return new LostWrite(write, place(), before);
     }
 
     /**
@@ -97,19 +114,9 @@ final class RollbackLog {
         }
     }
 
-    /** A retryable write's retry was answered: that write is acknowledged, never rolled back. */
-    void acknowledged(WireCommand write) {
-        String key = retryKey(write);
-        if (key != null) {
-            synchronized (lost) {
-                lost.stream().filter(w -> key.equals(w.retryKey)).forEach(w -> w.acknowledged = true);
-            }
-        }
-    }
-
     /**
-     * The election: every lost write not acknowledged, the latest first, restored to its pre-image where its
-     * documents are still its post-image; the same in the collections of {@code snapshot}, if any, which must not
+     * The election: every lost write after the last answered one, the latest first, restored to its pre-image where
+     * its documents are still its post-image; the same in the collections of {@code snapshot}, if any, which must not
      * show a write the new primary never had. Under a freeze. Forgets them all.
      */
     Outcome rollBack(ReplicaSnapshot snapshot) {
@@ -118,12 +125,13 @@ final class RollbackLog {
             writes = new ArrayList<>(lost);
             lost.clear();
         }
+        long committed = answeredUpTo.get();
         int rolledBack = 0;
         int kept = 0;
         for (int i = writes.size() - 1; i >= 0; i--) {
             LostWrite write = writes.get(i);
             boolean restored = false;
-            for (Change change : write.acknowledged ? List.<Change>of() : write.changes) {
+            for (Change change : write.place > committed ? write.changes : List.<Change>of()) {
                 restored |= restore(collection(write.command), change);
                 if (snapshot != null && snapshot.covers(write.command.database(), write.command.collection())) {
                     restore(client.getDatabase(snapshot.database())
@@ -188,10 +196,4 @@ final class RollbackLog {
         return ids;
     }
 
-    private static String retryKey(WireCommand write) {
-        if (!write.retryable() || !(write.body().get("lsid") instanceof BsonDocument lsid)) {
-            return null;
-        }
-        return lsid.toJson() + "#" + write.body().get("txnNumber");
-    }
 }
