@@ -33,6 +33,7 @@ public final class ArmedFault {
     private final AtomicBoolean armed = new AtomicBoolean(true);
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile WireCommand hit;
+    private volatile long happenedAtNanos;
 
     ArmedFault(Kind kind, Predicate<WireCommand> which, StaleWindow window, Consumer<ArmedFault> fireNow) {
         this.kind = kind;
@@ -63,6 +64,7 @@ public final class ArmedFault {
     /** The fault happened, to {@code command} (null: fired without one). */
     void done(WireCommand command) {
         hit = command;
+        happenedAtNanos = System.nanoTime();
         done.countDown();
     }
 
@@ -73,6 +75,11 @@ public final class ArmedFault {
 
     public boolean happened() {
         return done.getCount() == 0;
+    }
+
+    /** When it happened ({@link System#nanoTime()}; for an election, once done), or 0 before. */
+    public long happenedAtNanos() {
+        return happened() ? happenedAtNanos : 0;
     }
 
     /** The command it hit, once it happened to one. */

@@ -1,0 +1,273 @@
+package io.github.mongolock.torture;
+
+import static com.mongodb.client.model.Filters.gt;
+
+import com.mongodb.client.MongoCollection;
+import io.github.mongolock.mongo.IdleLockCleaner;
+import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.testing.ArmedFault;
+import io.github.mongolock.testing.ReplicaSetFaults;
+import io.github.mongolock.testing.ReplicaSnapshot;
+import io.github.mongolock.testing.StaleWindow;
+import io.github.mongolock.testing.WireCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.Document;
+
+/**
+ * The faults of {@link Scenario#STALE_READS}, made through {@link ReplicaSetFaults} while the workers contend.
+ * Each round:
+ * <ol>
+ * <li>a snapshot of the lock collection (the first round's was taken before the workers started, so every
+ * session and lock is missing from it);</li>
+ * <li>a holder is killed (after the first round): its replacement opens a session the snapshot lacks; the harness
+ * waits until a lock has been held for a while under a session missing from the snapshot (the workload holds one
+ * section in 30 for 1-2 leases);</li>
+ * <li>a reply is lost: one of the next few writes to the lock collection is applied and its answer dropped (a
+ * later answered write covers it, as in an oplog, so it is rarely rolled back);</li>
+ * <li>an election is armed on the first majority read of a session the snapshot lacks, or of the collection's
+ * token floor: a waiter that has just read a lock held under a new session (a fresh read) then reads that session
+ * from the snapshot, "not found", as when an election falls between its two reads (SERVER-53813); a lock
+ * document re-created after the clean-up reads the floor as it was before;</li>
+ * <li>the idle clean-up ({@link IdleLockCleaner}, production code, from the harness's own client) removes free lock
+ * documents and raises the floor, so that the next acquire of such a name re-creates its document;</li>
+ * <li>the stale window lasts 1-2 s (if no such read came within {@link #TRIGGER_WITHIN}, the election is started
+ * anyway);</li>
+ * <li>then one of the next few writes to the lock collection is applied, its answer lost and an election follows at
+ * once: it is rolled back.</li>
+ * </ol>
+ * The figures (how many reads were stale, of sessions, of the floor, and how many found nothing) are counted from
+ * the layer's record of its stale reads.
+ */
+final class StaleReadRounds {
+
+    /** How long an armed election waits for its read before the harness starts it. */
+    static final Duration TRIGGER_WITHIN = Duration.ofSeconds(2);
+    /** How long the harness waits for a long hold under a session the snapshot lacks (a replacement's JVM starts meanwhile). */
+    private static final Duration NEW_SESSION_WITHIN = Duration.ofSeconds(8);
+    /** A hold this long is one of the workload's long ones (1-2 leases), not a section of a few milliseconds. */
+    private static final Duration LONG_HOLD = Duration.ofMillis(200);
+    private static final Duration CLEAN_UP_WITHIN = Duration.ofMillis(600);
+    private static final Duration LOST_WRITE_WITHIN = Duration.ofSeconds(1);
+    private static final Duration GAP = Duration.ofMillis(300);
+
+    /**
+     * What the rounds did.
+     *
+     * @param longHoldsMet           rounds whose election was armed once a lock had been held long under a session the
+     *                               snapshot lacked
+     * @param staleSessionReads      majority reads of a session document answered from a snapshot
+     * @param sessionsNotFound       those that found nothing (the session was opened after the snapshot)
+     * @param staleFloorReads        majority reads of the collection's token floor answered from a snapshot
+     * @param electionsOnTheirRead   elections that began at the read they were armed for (the others the harness started)
+     */
+    record Figures(int rounds, int kills, int longHoldsMet, long elections, int electionsOnTheirRead, long staleReads, long staleLockReads,
+                   long locksNotFound, long staleSessionReads, long sessionsNotFound, long staleFloorReads,
+                   long floorsNotFound, long lostReplies, long rolledBackWrites, long keptWrites, long idleLocksRemoved,
+                   List<String> layerProblems) {
+
+        static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+    }
+
+    private final ReplicaSetFaults faults;
+    private final FaultInjector injector;
+    private final MongoCollection<Document> locks;
+    private final String database;
+    private final Random random;
+    private final List<NetworkFault> shown = Collections.synchronizedList(new ArrayList<>());
+    private int rounds;
+    private int kills;
+    private int electionsOnTheirRead;
+    private int longHoldsMet;
+    private long idleRemoved;
+
+    /**
+     * @param locks the lock collection, read and cleaned up directly (not through the layer)
+     */
+    StaleReadRounds(ReplicaSetFaults faults, FaultInjector injector, MongoCollection<Document> locks, long seed) {
+        this.faults = faults;
+        this.injector = injector;
+        this.locks = locks;
+        this.database = locks.getNamespace().getDatabaseName();
+        this.random = new Random(seed);
+    }
+
+    /** Rounds until {@code until}; the first from {@code beforeStart}, taken before the workers started. */
+    void run(ReplicaSnapshot beforeStart, long until) {
+        ReplicaSnapshot snapshot = beforeStart;
+        while (before(until)) {
+            if (rounds > 0) {
+                snapshot = faults.snapshot(database, WorkerSettings.LOCKS_COLLECTION);
+                if (injector.killHolder()) {
+                    kills++;
+                }
+            }
+            if (awaitLongHoldUnderNewSession(snapshot, Math.min(until, System.nanoTime() + NEW_SESSION_WITHIN.toNanos()))) {
+                longHoldsMet++;
+            }
+            if (!before(until)) {
+                break;
+            }
+            rounds++;
+            Duration length = Duration.ofMillis(1000 + random.nextInt(1001));
+            ArmedFault lost = faults.loseReply(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
+            ArmedFault election = faults.armElection(electionRead(snapshot), StaleWindow.majorityReads(snapshot, length));
+            idleRemoved += cleanUpIdle();
+            try {
+                if (election.awaitHit(TRIGGER_WITHIN)) {
+                    electionsOnTheirRead++;
+                } else {
+                    election.fireNow();
+                }
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", interrupted);
+            }
+            long opened = election.happenedAtNanos();
+            FaultInjector.sleepUntil(opened + length.toNanos());
+            shown.add(new NetworkFault(NetworkFault.Kind.STALE_WINDOW, opened, opened + length.toNanos()));
+            lost.cancel();
+            if (lost.happened()) {
+                shown.add(new NetworkFault(NetworkFault.Kind.LOST_REPLY, lost.happenedAtNanos(), lost.happenedAtNanos()));
+            }
+            ArmedFault rolledBack = faults.loseReplyThenElect(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
+            awaitOrCancel(rolledBack, LOST_WRITE_WITHIN);
+            if (rolledBack.happened()) {
+                shown.add(new NetworkFault(NetworkFault.Kind.ROLLED_BACK, rolledBack.happenedAtNanos(),
+                        rolledBack.happenedAtNanos()));
+            }
+            FaultInjector.sleepUntil(System.nanoTime() + GAP.toNanos());
+        }
+    }
+
+    /** The stale windows, lost replies and rollbacks, for the timeline. */
+    List<NetworkFault> shown() {
+        return List.copyOf(shown);
+    }
+
+    Figures figures() {
+        long lockReads = 0;
+        long locksNotFound = 0;
+        long sessionReads = 0;
+        long sessionsNotFound = 0;
+        long floorReads = 0;
+        long floorsNotFound = 0;
+        for (ReplicaSetFaults.StaleRead read : faults.staleReads()) {
+            BsonValue id = read.command().targetId();
+            boolean none = read.returned() == 0;
+            if (id != null && id.isString()) {
+                lockReads++;
+                locksNotFound += none ? 1 : 0;
+            } else if (isSession(id)) {
+                sessionReads++;
+                sessionsNotFound += none ? 1 : 0;
+            } else if (isFloor(id)) {
+                floorReads++;
+                floorsNotFound += none ? 1 : 0;
+            }
+        }
+        ReplicaSetFaults.Figures layer = faults.figures();
+        return new Figures(rounds, kills, longHoldsMet, layer.elections(), electionsOnTheirRead, layer.staleReads(), lockReads,
+                locksNotFound, sessionReads, sessionsNotFound, floorReads, floorsNotFound, layer.lostReplies(),
+                layer.rolledBackWrites(), layer.keptWrites(), idleRemoved, faults.problems());
+    }
+
+    /**
+     * The read an election is armed for: a majority read of the lock collection naming a session the snapshot lacks
+     * (a waiter that has just read a lock held under it), or the token floor (an acquire that re-created a lock document).
+     */
+    private Predicate<WireCommand> electionRead(ReplicaSnapshot snapshot) {
+        return command -> {
+            if (!command.isRead() || !command.on(database, WorkerSettings.LOCKS_COLLECTION)
+                    || !command.readConcern().equals("majority")) {
+                return false;
+            }
+            BsonValue id = command.targetId();
+            return isFloor(id) || isSession(id) && !snapshot.contains(WorkerSettings.LOCKS_COLLECTION, id);
+        };
+    }
+
+    private boolean lockWrite(WireCommand command) {
+        return command.isWrite() && command.on(database, WorkerSettings.LOCKS_COLLECTION);
+    }
+
+    /**
+     * Waits until a lock has been held, by one acquisition, for {@link #LONG_HOLD} under a session {@code snapshot}
+     * lacks (one of the workload's long holds), or {@code deadline}: its waiters then read that session while it is
+     * held, and a take on a stale "not found" would meet a live holder.
+     *
+     * @return whether such a hold was seen
+     */
+    private boolean awaitLongHoldUnderNewSession(ReplicaSnapshot snapshot, long deadline) {
+        Map<String, String> holds = new HashMap<>();
+        Map<String, Long> since = new HashMap<>();
+        while (before(deadline)) {
+            long now = System.nanoTime();
+            for (Document lock : locks.find(gt("holds", 0))) {
+                if (!(lock.get("_id") instanceof String name) || !(lock.get("session") instanceof String session)
+                        || snapshot.contains(WorkerSettings.LOCKS_COLLECTION, sessionId(session))) {
+                    continue;
+                }
+                String hold = lock.get("owner") + "/" + lock.get("leaseId");
+                if (!hold.equals(holds.put(name, hold))) {
+                    since.put(name, now);
+                } else if (now - since.get(name) >= LONG_HOLD.toNanos()) {
+                    return true;
+                }
+            }
+            FaultInjector.sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        return false;
+    }
+
+    private static BsonDocument sessionId(String session) {
+        return new BsonDocument("mongolock", new BsonString("session")).append("id", new BsonString(session));
+    }
+
+    /** The idle clean-up, tried until it removes a free lock document (or {@link #CLEAN_UP_WITHIN}); how many it removed. */
+    private long cleanUpIdle() {
+        IdleLockCleaner cleaner = new IdleLockCleaner(new MongoLockStore(locks));
+        long giveUp = System.nanoTime() + CLEAN_UP_WITHIN.toNanos();
+        long removed;
+        do {
+            removed = cleaner.removeIdle(Duration.ZERO, 100).removed();
+            if (removed == 0) {
+                FaultInjector.sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(15));
+            }
+        } while (removed == 0 && before(giveUp));
+        return removed;
+    }
+
+    private static void awaitOrCancel(ArmedFault fault, Duration within) {
+        try {
+            if (!fault.awaitHit(within)) {
+                fault.cancel();
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", interrupted);
+        }
+    }
+
+    private static boolean isSession(BsonValue id) {
+        return id != null && id.isDocument() && new BsonString("session").equals(id.asDocument().get("mongolock"));
+    }
+
+    private static boolean isFloor(BsonValue id) {
+        return id != null && id.isDocument() && new BsonString("collection").equals(id.asDocument().get("mongolock"));
+    }
+
+    private static boolean before(long nanos) {
+        return nanos - System.nanoTime() > 0;
+    }
+}
