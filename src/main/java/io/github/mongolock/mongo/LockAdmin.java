@@ -257,8 +257,8 @@ public final class LockAdmin {
     private Map<String, Document> sessionsOf(List<Document> documents) {
         List<Document> ids = new ArrayList<>();
         for (Document document : documents) {
-            if (document.get(SESSION) instanceof String session) {
-                ids.add(sessionId(session));
+            if (HeldBySession.isHeldBySession(document)) {
+                ids.add(sessionId(document.getString(SESSION)));
             }
         }
         if (ids.isEmpty()) {
@@ -273,7 +273,8 @@ public final class LockAdmin {
     private static LockState stateOf(Document document, Map<String, Document> sessions) {
         String owner = document.getString(OWNER);
         int holds = (int) number(document, HOLDS);
-        Document session = document.get(SESSION) instanceof String id ? sessions.get(id) : null;
+        // A session left on a lock of the previous version (renewed by its holder) says nothing of that lock's lease.
+        Document session = HeldBySession.isHeldBySession(document) ? sessions.get(document.getString(SESSION)) : null;
         Instant renewedAt = instant(session != null ? session : document, RENEWED_AT);
         Date now = serverNow(document);
         Duration sinceRenewal = now == null || renewedAt == null ? null : Duration.between(renewedAt, now.toInstant());
