@@ -145,6 +145,16 @@ public interface LockStore {
     SessionCheck checkSession(String session, Collection<LeaseClaim> claims);
 
     /**
+     * How long after it was sent a request of this store may still be applied: its calls' bound (the Mongo store's
+     * timeout, which the driver also sends as the server's time limit). A session checks its locks for at least
+     * this long after a request with an unknown outcome, so that a late write is found. Zero for a store whose
+     * requests are applied at once or never.
+     */
+    default Duration lateWritesWithin() {
+        return Duration.ZERO;
+    }
+
+    /**
      * The lock as stored now if it is held and, by the database's clock, its lease has not run out:
      * a view for people (wall-clock times), never used to decide who holds a lock.
      */

@@ -213,6 +213,11 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
+    public Duration lateWritesWithin() {
+        return timeout;
+    }
+
+    @Override
     public AcquireAttempt tryAcquire(String name, String owner, String session) {
         ManagerTerms last = lastManager; // the manager's parts of the command, built once per manager
         ManagerTerms terms = last != null && last.owns(owner) ? last : (lastManager = ManagerTerms.of(LockStore.managerOf(owner)));
