@@ -1,7 +1,9 @@
 package io.github.mongolock.testing;
 
 import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -68,6 +70,39 @@ public final class ScriptedCollection {
     /** How many times the fault has happened so far. */
     public int happened() {
         return done.get();
+    }
+
+    /**
+     * A client whose databases' collections are {@link #wrap wrapped}: for a {@code MongoLockManager} built on it.
+     * Closing it closes the real client.
+     */
+    public MongoClient wrapClient(MongoClient real) {
+        return (MongoClient) Proxy.newProxyInstance(MongoClient.class.getClassLoader(), new Class<?>[] {MongoClient.class},
+                (proxy, method, args) -> wrapped(invoke(real, method, args)));
+    }
+
+    private MongoDatabase wrapDatabase(MongoDatabase real) {
+        return (MongoDatabase) Proxy.newProxyInstance(MongoDatabase.class.getClassLoader(), new Class<?>[] {MongoDatabase.class},
+                (proxy, method, args) -> wrapped(invoke(real, method, args)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private Object wrapped(Object result) {
+        if (result instanceof MongoDatabase database) {
+            return wrapDatabase(database);
+        }
+        if (result instanceof MongoCollection<?> collection && collection.getDocumentClass() == Document.class) {
+            return wrap((MongoCollection<Document>) collection);
+        }
+        return result;
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException thrown) {
+            throw thrown.getCause();
+        }
     }
 
     @SuppressWarnings("unchecked")
