@@ -119,16 +119,23 @@ class WeakerThanLinearizableTest {
      * Defect 2: the acquire that creates the document again cannot read the floor (one failure); its caller
      * abandons the attempt (frees what it may have been granted). The next grant must still be above the floor.
      */
+    /**
+     * After {@link #nameUsedFiveTimesThenRemoved}, "creator:1" creates the document again under {@code creatorSession},
+     * and its one read of the floor fails: the grant's outcome is unknown to it.
+     */
+    private void createdWhileTheFloorReadFails(String creatorSession) {
+        ScriptedCollection floorDown = ScriptedCollection.failingCalls(1, ScriptedCollection::namesTheCollectionState);
+        MongoLockStore creator = store(floorDown.wrap(raw));
+        assertThrows(LockStoreException.class, () -> creator.tryAcquire("export", "creator:1", creatorSession));
+        assertEquals(1, floorDown.happened());
+    }
+
     @Test
     void tokensDoNotGoBackWhenTheFloorReadFailsAndTheCreatedLockIsAbandoned() {
         MongoLockStore plain = store(raw);
         String session = plain.openSession("tokens", LEASE);
         nameUsedFiveTimesThenRemoved(plain, session);
-
-        ScriptedCollection floorDown = ScriptedCollection.failingCalls(1, ScriptedCollection::namesTheCollectionState);
-        MongoLockStore creator = store(floorDown.wrap(raw));
-        assertThrows(LockStoreException.class, () -> creator.tryAcquire("export", "creator:1", session));
-        assertEquals(1, floorDown.happened());
+        createdWhileTheFloorReadFails(session);
         plain.abandon("export", "creator:1"); // what the coordinator does with an attempt whose outcome is unknown
 
         AcquireAttempt.Granted next = granted(plain.tryAcquire("export", "next:1", session));
@@ -145,11 +152,8 @@ class WeakerThanLinearizableTest {
         MongoLockStore plain = store(raw);
         String session = plain.openSession("tokens", LEASE);
         nameUsedFiveTimesThenRemoved(plain, session);
-
-        ScriptedCollection floorDown = ScriptedCollection.failingCalls(1, ScriptedCollection::namesTheCollectionState);
-        MongoLockStore creator = store(floorDown.wrap(raw));
-        String creatorSession = creator.openSession("creator", LEASE);
-        assertThrows(LockStoreException.class, () -> creator.tryAcquire("export", "creator:1", creatorSession));
+        String creatorSession = plain.openSession("creator", LEASE);
+        createdWhileTheFloorReadFails(creatorSession);
         plain.endSession(creatorSession); // its lease lapsed: a waiter may take its locks
 
         AcquireAttempt.Busy busy = assertInstanceOf(AcquireAttempt.Busy.class, plain.tryAcquire("export", "waiter:1", session));
