@@ -99,6 +99,11 @@ final class SessionDocuments {
     private final MongoCollection<Document> checkReads;
     private final StoreCalls calls;
     private final TokenFloor tokenFloor;
+    /**
+     * Sessions this store ended, or found ended, by a compare-and-set: an ended session never becomes live again, so
+     * the takes of its other locks skip the session's write (a dead manager's 10,000 locks cost one, not 10,000).
+     */
+    private final RecentSessions endedForSure = new RecentSessions(1_024);
     private volatile boolean indexed;
 
     SessionDocuments(MongoCollection<Document> locks, StoreCalls calls, TokenFloor tokenFloor) {
@@ -139,10 +144,12 @@ final class SessionDocuments {
      */
     AcquireAttempt takeOver(String name, String owner, String session, HeldBySession seen) {
         String manager = LockStore.managerOf(owner);
-        boolean ended = !seen.sessionEnded() && expire(seen.session(), seen.sessionBeat(), manager);
+        boolean ended = endedForSure.contains(seen.session())
+                || !seen.sessionEnded() && expire(seen.session(), seen.sessionBeat(), manager);
         if (!ended && !endUnlessLive(seen.session(), manager)) {
             return AcquireAttempt.Busy.unknown(); // live: renewed since, or never seen as it is; watch again
         }
+        endedForSure.add(seen.session());
         String leaseId = LockWrites.newLeaseId();
         Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
                 LockWrites.take(owner, session, leaseId, List.of(manager)), BEFORE));

@@ -102,6 +102,30 @@ class WeakerThanLinearizableTest {
         assertEquals(false, holder.renewSession(holderSession).live(), "the holder's renewal must find its session ended");
     }
 
+    /**
+     * The compare-and-set that makes a take safe costs one session write per ended session, not one per lock: a
+     * dead manager's other locks are taken without touching its session again (it can never be live again).
+     */
+    @Test
+    void theLocksOfASessionEndedForSureAreTakenWithoutAnotherSessionWrite() {
+        MongoLockStore dead = store(raw);
+        String deadSession = dead.openSession("dead", LEASE);
+        granted(dead.tryAcquire("a", "dead:1", deadSession));
+        granted(dead.tryAcquire("b", "dead:2", deadSession));
+        dead.endSession(deadSession);
+
+        MongoLockStore waiter = store(raw);
+        String waiterSession = waiter.openSession("waiter", LEASE);
+        AcquireAttempt.Busy first = assertInstanceOf(AcquireAttempt.Busy.class, waiter.tryAcquire("a", "waiter:1", waiterSession));
+        granted(waiter.takeOver("a", "waiter:1", waiterSession, first.sighting().orElseThrow()));
+        AcquireAttempt.Busy second = assertInstanceOf(AcquireAttempt.Busy.class, waiter.tryAcquire("b", "waiter:2", waiterSession));
+        // Gone now: a session write by the second take would leave a tombstone in its place.
+        raw.deleteOne(new Document("_id", LockDocument.sessionId(deadSession)));
+        granted(waiter.takeOver("b", "waiter:2", waiterSession, second.sighting().orElseThrow()));
+        assertEquals(0, raw.countDocuments(new Document("_id", LockDocument.sessionId(deadSession))),
+                "the second take wrote the ended session again");
+    }
+
     /** Five grants of one name, then the idle clean-up removes its document: the floor is 5. */
     private void nameUsedFiveTimesThenRemoved(MongoLockStore store, String session) {
         for (int i = 1; i <= 5; i++) {
