@@ -130,8 +130,14 @@ public final class LockAdminCommand {
         LockState before = done.before();
         out.println("released lock \"" + name + "\" from " + before.owner() + " (token " + before.fencingToken() + ", "
                 + before.holds() + (before.holds() == 1 ? " hold" : " holds") + ") by " + done.operator() + ": " + reason);
-        out.println("its holder is told at its next renewal (within a third of its lease, " + LockStateText.duration(before.lease())
-                + "); the next grant gets a greater fencing token");
+        if (done.sessionTold()) {
+            out.println("its holder is told at its next renewal (within a third of its lease, " + LockStateText.duration(before.lease())
+                    + "), and believes it holds the lock until then; the next grant gets a greater fencing token");
+        } else {
+            out.println("WARNING: its holder's session could not be told (MongoDB unreachable): the holder may believe it"
+                    + " holds the lock until its session's periodic check (every 60 renewals, about 20 leases); the next"
+                    + " grant gets a greater fencing token");
+        }
     }
 
     private static ConnectionString connection(String uri) {

@@ -47,6 +47,11 @@ final class HeldLock extends ReentrantLock {
     /** Why the lease was lost, for the exceptions that report it; written under {@link #mutex()}. */
     volatile String lossReason;
     /**
+     * A loss the renewer found while the owner was inside its own call (the mutex taken), for that call to report
+     * when it ends ({@link LeaseLosses#afterOwnCall}); null when none.
+     */
+    volatile String lossFoundMidCall;
+    /**
      * The threads open holds are bound to, one entry per hold (a thread bound twice appears twice): null when
      * none, the {@link Thread} itself for one hold (almost always), else a {@code Thread[]} replaced on every
      * change. Written under {@code this}; {@link #isBoundTo} reads it without a lock. Far less heap than a map.

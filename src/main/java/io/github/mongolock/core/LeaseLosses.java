@@ -125,15 +125,55 @@ final class LeaseLosses {
         lost.forEach(this::told);
     }
 
-    /** Marks the loss unless the owner is mid-operation: that operation's compare-and-set will find it itself. */
+    /**
+     * Marks the loss, unless the owner is inside its own call: then the loss is left on the lock for that call to
+     * report when it ends ({@link #afterOwnCall}), since the call may never look at the lease again (a nested
+     * acquire whose store call fails, a nested release that succeeds). Tried twice around leaving it, so that an
+     * owner whose call ended between the two cannot miss it: if the second try fails too, the owner still holds the
+     * mutex and reads the loss after it lets go.
+     */
     private static boolean markLostFromOutside(HeldLock lock, String reason) {
         if (!lock.mutex().tryLock()) {
-            return false;
+            lock.lossFoundMidCall = reason;
+            if (!lock.mutex().tryLock()) {
+                return false;
+            }
         }
         try {
+            lock.lossFoundMidCall = null;
             return lock.markLost(reason);
         } finally {
             lock.mutex().unlock();
+        }
+    }
+
+    /**
+     * Caller holds the mutex, at the start of an owner's call: a loss found during an earlier call of the owner and
+     * not reported yet (that call ended before the renewer left it) is reported now, before this call relies on the
+     * hold.
+     */
+    void beforeOwnCall(HeldLock lock) {
+        String found = lock.lossFoundMidCall;
+        if (found != null) {
+            lock.lossFoundMidCall = null;
+            if (lock.markLost(found)) {
+                LOG.log(Level.WARNING, lossLine(lock, found));
+                told(lock);
+            }
+        }
+    }
+
+    /**
+     * The owner's own call on {@code lock} has ended and let go of the mutex: a loss found meanwhile (by the renewer,
+     * or the session ended while the call ran) is reported now, as the renewer reports one. Cheap when there is none:
+     * two volatile reads.
+     */
+    void afterOwnCall(HeldLock lock) {
+        String found = lock.lossFoundMidCall;
+        if (found != null) {
+            leaseLost(lock, found);
+        } else if (lock.status == HeldLock.Status.HELD && lock.session.isEnded()) {
+            leaseLost(lock, lock.session.endReason());
         }
     }
 

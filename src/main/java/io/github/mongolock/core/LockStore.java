@@ -80,7 +80,10 @@ public interface LockStore {
 
     /**
      * Removes one hold if the lock is still {@code owner}'s at {@code version}; with
-     * {@code remainingHolds == 0} the lock becomes free (the document and its token stay).
+     * {@code remainingHolds == 0} the lock becomes free (the document and its token stay). Only for an
+     * acquisition whose grant was answered {@link AcquireAttempt.Granted}: a store may rely on that grant having
+     * completed (the Mongo store's token floor does). An acquisition whose grant went unanswered is freed by
+     * {@link #abandon}.
      */
     boolean release(String name, String owner, long version, int remainingHolds);
 
@@ -107,9 +110,10 @@ public interface LockStore {
     OptionalLong resync(String name, String owner, String leaseId, int holds);
 
     /**
-     * Frees {@code name} if {@code owner} holds it, whatever its version. Only for cleaning up after a
-     * fresh acquisition whose outcome is unknown (the store failed mid-call): owners are unique per
-     * attempt, so a document with this owner can only be that attempt's orphan.
+     * Frees {@code name} if {@code owner} holds it, whatever its version. Only for cleaning up after an
+     * acquisition whose outcome is unknown (the store failed mid-call, or a session check found it held by an
+     * owner its manager never learnt of): owners are unique per attempt, so a document with this owner can
+     * only be that attempt's orphan.
      */
     void abandon(String name, String owner);
 
@@ -139,6 +143,16 @@ public interface LockStore {
      * more, the reason when the store knows it. Never changes anything.
      */
     SessionCheck checkSession(String session, Collection<LeaseClaim> claims);
+
+    /**
+     * How long after it was sent a request of this store may still be applied: its calls' bound (the Mongo store's
+     * timeout, which the driver also sends as the server's time limit). A session checks its locks for at least
+     * this long after a request with an unknown outcome, so that a late write is found. Zero for a store whose
+     * requests are applied at once or never.
+     */
+    default Duration lateWritesWithin() {
+        return Duration.ZERO;
+    }
 
     /**
      * The lock as stored now if it is held and, by the database's clock, its lease has not run out:

@@ -107,6 +107,7 @@ final class OwnedLocks {
     LockHold reenter(LockCoordinator coordinator, HeldLock lock) {
         lock.mutex().lock();
         try {
+            losses.beforeOwnCall(lock);
             if (lock.status == HeldLock.Status.RELEASED) {
                 return null;
             }
@@ -129,6 +130,7 @@ final class OwnedLocks {
             return new LockHold(coordinator, lock, target);
         } finally {
             lock.mutex().unlock();
+            losses.afterOwnCall(lock);
         }
     }
 
@@ -143,6 +145,7 @@ final class OwnedLocks {
         HandOver handOver = HandOver.NOT_MADE;
         lock.mutex().lock();
         try {
+            losses.beforeOwnCall(lock);
             if (lock.status == HeldLock.Status.RELEASED) {
                 return; // the manager was closed and released it already
             }
@@ -168,6 +171,7 @@ final class OwnedLocks {
             }
         } finally {
             lock.mutex().unlock();
+            losses.afterOwnCall(lock);
         }
         if (handOver != HandOver.MADE && remaining == 0) {
             signals.released(lock.name);
@@ -278,6 +282,9 @@ final class OwnedLocks {
         lock.holds = 0;
         lock.status = HeldLock.Status.RELEASED;
         onGrant.accept(successor);
+        // A session that ended while the hand-over was on its way: the renewer reported its locks before this one
+        // was in the table, so it would never hear of it. Reported here (the successor's mutex is free).
+        losses.afterOwnCall(successor);
         next.grant(successor);
         return HandOver.MADE;
     }

@@ -21,12 +21,18 @@ final class Session {
 
     /** Every this many renewals the locks under the session are checked even when nothing asked for it. */
     static final int CHECK_EVERY = 60;
-    /** After an unknown outcome, this many renewals in a row check (two leases: a request may land late). */
+    /**
+     * After an unknown outcome, at least this many renewals in a row check (two leases), and more when the store
+     * says a request may land later than that ({@link LockStore#lateWritesWithin}): with a 1 s lease, six renewals
+     * take 2 s, less than a 10 s store timeout.
+     */
     static final int CHECKS_AFTER_UNKNOWN = 6;
 
     final String id;
     final Duration lease;
     private final long leaseNanos;
+    /** Renewals in a row that check after an unknown outcome: they span two leases and the store's late writes. */
+    private final int checksAfterUnknown;
     private volatile long confirmedUntilNanos;
     private volatile boolean ended;
     /** Why it ended, for the holders of its locks. */
@@ -39,10 +45,13 @@ final class Session {
     /** When a lock was last granted or held under it: an idle session is ended after a while. */
     private volatile long lastUsedNanos;
 
-    Session(String id, Duration lease, long openSentAtNanos) {
+    Session(String id, Duration lease, long openSentAtNanos, Duration lateWritesWithin) {
         this.id = id;
         this.lease = lease;
         this.leaseNanos = LockArguments.saturatedNanos(lease);
+        // One check more than the late writes' span in renewal periods: the last check comes after it is over.
+        long lateChecks = LockArguments.saturatedNanos(lateWritesWithin) / renewalPeriodNanos() + 2;
+        this.checksAfterUnknown = (int) Math.min(Math.max(CHECKS_AFTER_UNKNOWN, lateChecks), 10_000);
         this.confirmedUntilNanos = openSentAtNanos + leaseNanos;
         this.lastUsedNanos = openSentAtNanos;
     }
@@ -94,7 +103,12 @@ final class Session {
 
     /** A request under this session had an unknown outcome: it may leave a lock nobody here knows of. */
     synchronized void checkSoon() {
-        checksDue = CHECKS_AFTER_UNKNOWN;
+        checksDue = Math.max(checksDue, checksAfterUnknown);
+    }
+
+    /** How many renewals in a row check after an unknown outcome. */
+    int checksAfterUnknown() {
+        return checksAfterUnknown;
     }
 
     /** The next renewal checks the session's locks (something outside changed one of them). */

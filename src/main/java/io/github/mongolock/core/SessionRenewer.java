@@ -286,10 +286,13 @@ final class SessionRenewer implements AutoCloseable {
 
     private void freeOrphan(Session session, SessionCheck.HeldUnder orphan) {
         try {
-            boolean freed = OwnedLocks.withoutInterrupt(() -> store.release(orphan.name(), orphan.owner(), orphan.version(), 0));
-            LOG.log(Level.INFO, "mongolock {0} lock \"{1}\", held under {2} by {3}, an acquisition this manager no longer"
-                    + " knows (a request whose outcome was unknown)", freed ? "freed" : "did not need to free",
-                    orphan.name(), session, orphan.owner());
+            // Abandoned, not released: its grant was never answered, so it may not have completed (the token floor).
+            OwnedLocks.withoutInterrupt(() -> {
+                store.abandon(orphan.name(), orphan.owner());
+                return true;
+            });
+            LOG.log(Level.INFO, "mongolock freed lock \"{0}\", held under {1} by {2}, an acquisition this manager no longer"
+                    + " knows (a request whose outcome was unknown)", orphan.name(), session, orphan.owner());
         } catch (LockException storeDown) {
             session.checkSoon();
         }

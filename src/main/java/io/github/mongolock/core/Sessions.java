@@ -59,7 +59,7 @@ final class Sessions {
             }
             // None yet, or its lease ran out (the renewer reports its locks and ends it): grants go to a new one.
             long sentAt = clock.nanoTime();
-            Session fresh = new Session(store.openSession(manager, lease), lease, sentAt);
+            Session fresh = new Session(store.openSession(manager, lease), lease, sentAt, store.lateWritesWithin());
             open.add(fresh);
             current.put(lease, fresh);
             opened.accept(fresh);

@@ -2,6 +2,9 @@ package io.github.mongolock.mongo;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Filters.regex;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
 import static io.github.mongolock.mongo.LockDocument.HOLDS;
 import static io.github.mongolock.mongo.LockDocument.ID;
@@ -21,6 +24,7 @@ import static io.github.mongolock.mongo.MongoLockStore.LONG_AGO;
 import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.Sighting;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Date;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -41,6 +45,19 @@ record HeldBySession(Object version, Object owner, Object holds, String session,
     Bson filter(String name) {
         return and(eq(ID, name), eq(VERSION, version), eq(OWNER, owner), eq(HOLDS, holds), eq(SESSION, session));
     }
+
+    /**
+     * The locks held under any of {@code sessions}: the session named <em>and</em> a session holder's lease id, as
+     * {@link #isHeldBySession} reads one. A lock of the previous version (renewed by its own holder, lease id without
+     * the prefix) may still carry a {@code session} left by an earlier holder; selecting by the session alone would
+     * let the clean-up of ended sessions, or the session check's orphan clean-up, free it under its live holder.
+     */
+    static Bson heldUnder(Collection<String> sessions) {
+        return and(in(SESSION, sessions), regex(LEASE_ID, SESSION_LEASE_ID), gt(HOLDS, 0));
+    }
+
+    /** A session holder's lease id: the prefix, anchored (MongoDB then walks only that range of an index). */
+    private static final String SESSION_LEASE_ID = "^" + SESSION_HELD;
 
     /** Whether {@code lock} is held under a session: a session id and a lease id of a session holder. */
     static boolean isHeldBySession(Document lock) {

@@ -184,7 +184,7 @@ public final class IdleLockCleaner {
             }
         }
         calls.call("free the locks of ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.updateMany(
-                and(in(SESSION, sessions), gt(HOLDS, 0)), LockWrites.free()));
+                HeldBySession.heldUnder(sessions), LockWrites.free()));
         return calls.call("remove ended", StoreCalls.SESSION_SUBJECT + "documents", () -> locks.deleteMany(
                 and(in(ID, ids), endedLongAgo))).getDeletedCount();
     }

@@ -205,21 +205,49 @@ public final class LockAdmin {
             LockState now = inspect(name).orElse(null);
             throw refused(name, "it is not held by " + owner + " at version " + version + " any more", now);
         }
-        if (freed.get(SESSION) instanceof String session) {
-            // Tell the holder's manager: its next session renewal sees the count move and checks its locks.
-            try {
-                calls.call("tell the session of", name, () -> locks.updateOne(eq(ID, sessionId(session)), inc(CHECKS, 1L)));
-            } catch (LockStoreException unreachable) {
-                LOG.log(Level.WARNING, "mongolock: lock \"" + name + "\" was released, but its holder's session " + session
-                        + " could not be told (" + unreachable.getMessage() + "); the holder finds out at its next"
-                        + " periodic check of its locks instead of its next renewal.");
-            }
-        }
+        boolean sessionTold = !HeldBySession.isHeldBySession(freed) || tellSession(name, freed.getString(SESSION));
         LockState before = stateOf(freed, Map.of());
         LOG.log(Level.INFO, "mongolock: operator " + operator + " released lock \"" + name + "\" held by " + owner
                 + " (token " + before.fencingToken() + ", " + before.holds() + " hold(s)): " + reason
-                + ". The holder is told at its next renewal; the next grant gets a token greater than " + before.fencingToken() + ".");
-        return new ForcedRelease(before, operator, reason);
+                + (sessionTold ? ". The holder is told at its next renewal" : ". The holder's session could not be told: the"
+                        + " holder learns it at its session's periodic check (every " + PERIODIC_CHECK + ")")
+                + "; the next grant gets a token greater than " + before.fencingToken() + ".");
+        return new ForcedRelease(before, operator, reason, sessionTold);
+    }
+
+    /** How many times the holder's session is told of a forced release before giving up. */
+    static final int SIGNAL_ATTEMPTS = 3;
+    private static final String PERIODIC_CHECK = "60 renewals, about 20 leases";
+
+    /**
+     * Tells the holder's manager that one of its session's locks was released: its next renewal sees the session's
+     * {@code checks} move and checks its locks, and the holder's {@code isHeld()} turns false. Until then the old
+     * holder still believes it holds the lock: a forced release is an operator's override. So the signal is tried
+     * {@value #SIGNAL_ATTEMPTS} times (an {@code $inc} applied twice only costs one check more).
+     *
+     * @return false when no attempt reached MongoDB (logged): the holder then learns it at its periodic check
+     */
+    private boolean tellSession(String name, String session) {
+        LockStoreException last = null;
+        for (int attempt = 1; attempt <= SIGNAL_ATTEMPTS; attempt++) {
+            try {
+                calls.call("tell the session of", name, () -> locks.updateOne(eq(ID, sessionId(session)), inc(CHECKS, 1L)));
+                return true;
+            } catch (LockStoreException unreachable) {
+                last = unreachable;
+                try {
+                    Thread.sleep(100L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        LOG.log(Level.WARNING, "mongolock: lock \"" + name + "\" was released, but its holder's session " + session
+                + " could not be told (" + (last == null ? "interrupted" : last.getMessage()) + "); the holder may still"
+                + " believe it holds the lock until its session's periodic check (every " + PERIODIC_CHECK + ")"
+                + " or its session ends. Fenced writes are safe: the next grant's token is greater.");
+        return false;
     }
 
     private ForceReleaseRefusedException refused(String name, String why, LockState now) {
@@ -257,8 +285,8 @@ public final class LockAdmin {
     private Map<String, Document> sessionsOf(List<Document> documents) {
         List<Document> ids = new ArrayList<>();
         for (Document document : documents) {
-            if (document.get(SESSION) instanceof String session) {
-                ids.add(sessionId(session));
+            if (HeldBySession.isHeldBySession(document)) {
+                ids.add(sessionId(document.getString(SESSION)));
             }
         }
         if (ids.isEmpty()) {
@@ -273,7 +301,8 @@ public final class LockAdmin {
     private static LockState stateOf(Document document, Map<String, Document> sessions) {
         String owner = document.getString(OWNER);
         int holds = (int) number(document, HOLDS);
-        Document session = document.get(SESSION) instanceof String id ? sessions.get(id) : null;
+        // A session left on a lock of the previous version (renewed by its holder) says nothing of that lock's lease.
+        Document session = HeldBySession.isHeldBySession(document) ? sessions.get(document.getString(SESSION)) : null;
         Instant renewedAt = instant(session != null ? session : document, RENEWED_AT);
         Date now = serverNow(document);
         Duration sinceRenewal = now == null || renewedAt == null ? null : Duration.between(renewedAt, now.toInstant());

@@ -36,6 +36,11 @@ final class LockDocument {
     static final Document COLLECTION_STATE_ID = new Document("mongolock", "collection");
     /** The highest token of any lock document the idle clean-up removed. */
     static final String TOKEN_FLOOR = "tokenFloor";
+    /**
+     * On a lock document created by an acquire, until the last release of a holder whose grant applied the token
+     * floor: every grant of it reads the floor and raises its token above it first ({@link TokenFloor}).
+     */
+    static final String TOKEN_PENDING = "tokenPending";
     static final String CLEAN_UP_DUE_AT = "cleanUpDueAt";
     static final String CLEAN_UP_BY = "cleanUpBy";
     /** The last release by an operator: which acquisition it ended, who, when and why (for people and the holder). */

@@ -18,6 +18,7 @@ import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
 import static io.github.mongolock.mongo.LockDocument.SESSION;
 import static io.github.mongolock.mongo.LockDocument.SESSION_HELD;
 import static io.github.mongolock.mongo.LockDocument.TOKEN;
+import static io.github.mongolock.mongo.LockDocument.TOKEN_PENDING;
 import static io.github.mongolock.mongo.LockDocument.VERSION;
 import static io.github.mongolock.mongo.LockDocument.number;
 
@@ -90,7 +91,8 @@ final class LockWrites {
         BsonDocument grant = new BsonDocument("$set", new BsonDocument(OWNER, new BsonString(owner))
                 .append(HOLDS, ONE).append(LEASE_ID, new BsonString(leaseId)).append(SESSION, new BsonString(session))
                 .append(LEASE_MS, EARLIER_VERSIONS_LEASE))
-                .append("$inc", TAKE_INC).append("$currentDate", TAKE_DATES).append("$unset", TAKE_UNSET);
+                .append("$inc", TAKE_INC).append("$currentDate", TAKE_DATES).append("$unset", TAKE_UNSET)
+                .append("$setOnInsert", TAKE_CREATED);
         return unqueued == null ? grant : grant.append("$pullAll", new BsonDocument(QUEUE, unqueued));
     }
 
@@ -104,10 +106,16 @@ final class LockWrites {
             .append(RENEWED_AT, BsonBoolean.TRUE);
     private static final BsonDocument TAKE_UNSET = new BsonDocument(RELEASED_AT, new BsonString(""))
             .append(FREED_AT, new BsonString(""));
+    /** Only an acquire's upsert inserts: the document it creates hands out tokens above the floor (see TokenFloor). */
+    private static final BsonDocument TAKE_CREATED = new BsonDocument(TOKEN_PENDING, BsonBoolean.TRUE);
     private static final BsonDocument FREE = new BsonDocument("$set", new BsonDocument(OWNER, BsonNull.VALUE)
             .append(HOLDS, new BsonInt32(0))).append("$inc", new BsonDocument(VERSION, ONE_LONG))
             .append("$currentDate", new BsonDocument(FREED_AT, BsonBoolean.TRUE))
             .append("$unset", new BsonDocument(SESSION, new BsonString("")));
+    private static final BsonDocument FREE_BY_HOLDER = new BsonDocument("$set", new BsonDocument(OWNER, BsonNull.VALUE)
+            .append(HOLDS, new BsonInt32(0))).append("$inc", new BsonDocument(VERSION, ONE_LONG))
+            .append("$currentDate", new BsonDocument(FREED_AT, BsonBoolean.TRUE))
+            .append("$unset", new BsonDocument(SESSION, new BsonString("")).append(TOKEN_PENDING, new BsonString("")));
     private static final BsonDocument REENTER = new BsonDocument("$inc", new BsonDocument(HOLDS, ONE)
             .append(VERSION, ONE_LONG)).append("$currentDate", new BsonDocument(RENEWED_AT, BsonBoolean.TRUE));
 
@@ -168,6 +176,16 @@ final class LockWrites {
      */
     static Bson free() {
         return FREE;
+    }
+
+    /**
+     * {@link #free()} by the holder of a grant that was answered: that grant applied the token floor, so the
+     * document's token is above it for good and later grants need not read it ({@link LockDocument#TOKEN_PENDING}
+     * cleared). Never for a free of an acquisition whose grant went unanswered (an orphan, an abandoned attempt):
+     * its grant may not have applied the floor.
+     */
+    static Bson freeByHolder() {
+        return FREE_BY_HOLDER;
     }
 
     /**

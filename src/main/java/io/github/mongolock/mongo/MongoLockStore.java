@@ -193,8 +193,8 @@ public final class MongoLockStore implements LockStore {
                 .withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS);
         this.calls = new StoreCalls(collection.getNamespace().getFullName(), Objects.requireNonNull(metrics, "metrics"),
                 database, server);
-        this.sessions = new SessionDocuments(locks, calls);
         this.tokenFloor = new TokenFloor(locks, calls);
+        this.sessions = new SessionDocuments(locks, calls, tokenFloor);
     }
 
     /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */
@@ -213,6 +213,11 @@ public final class MongoLockStore implements LockStore {
     }
 
     @Override
+    public Duration lateWritesWithin() {
+        return timeout;
+    }
+
+    @Override
     public AcquireAttempt tryAcquire(String name, String owner, String session) {
         ManagerTerms last = lastManager; // the manager's parts of the command, built once per manager
         ManagerTerms terms = last != null && last.owns(owner) ? last : (lastManager = ManagerTerms.of(LockStore.managerOf(owner)));
@@ -222,7 +227,7 @@ public final class MongoLockStore implements LockStore {
             String leaseId = newLeaseId();
             Document before = calls.findOneAndUpdate("acquire", name, locks, freeForManager(name, terms),
                     take(owner, session, leaseId, terms.unqueued()), UPSERT_BEFORE);
-            return before == null ? tokenFloor.grantCreated(name, owner, leaseId) : granted(before, leaseId);
+            return tokenFloor.granted(name, owner, before, leaseId); // before null: created by this upsert
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
                 throw failure;
@@ -262,7 +267,7 @@ public final class MongoLockStore implements LockStore {
         // this match nothing. A missing field (a document of the earlier version) matches as null.
         Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
                 take(owner, session, leaseId, unqueued), BEFORE));
-        return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
+        return before == null ? AcquireAttempt.Busy.unknown() : tokenFloor.granted(name, owner, before, leaseId);
     }
 
     @Override
@@ -272,6 +277,8 @@ public final class MongoLockStore implements LockStore {
         Document before = calls.call("hand over", name, () -> locks.findOneAndUpdate(
                 and(eq(ID, name), eq(OWNER, owner), eq(VERSION, version), eq(HOLDS, 1)),
                 take(newOwner, session, leaseId, List.of()), BEFORE));
+        // From a holder whose own grant was answered, so applied the token floor: a pending flag it shows is cleared
+        // by a holder's last release, and the token may simply move on.
         return before == null ? AcquireAttempt.Busy.unknown() : granted(before, leaseId);
     }
 
@@ -314,7 +321,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner, long version, int remainingHolds) {
-        Bson update = remainingHolds == 0 ? LockWrites.free() : LockWrites.holds(remainingHolds);
+        Bson update = remainingHolds == 0 ? LockWrites.freeByHolder() : LockWrites.holds(remainingHolds);
         return calls.updateOne("release", name, locks, ownedAt(name, owner, version), update).getMatchedCount() == 1;
     }
 
@@ -332,7 +339,7 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public OptionalLong resync(String name, String owner, String leaseId, int holds) {
-        Bson update = holds == 0 ? LockWrites.free() : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
+        Bson update = holds == 0 ? LockWrites.freeByHolder() : combine(set(HOLDS, holds), inc(VERSION, 1L), currentDate(RENEWED_AT));
         // The BEFORE image is this write's own input (see class doc): the new version is one more. The whole
         // document, no projection: FerretDB 1.24 refuses findAndModify's "fields" (NotImplemented), and a
         // resync is rare.

@@ -83,6 +83,7 @@ final class SessionDocuments {
     private static final System.Logger LOG = System.getLogger(SessionDocuments.class.getName());
     private static final FindOneAndUpdateOptions AFTER = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
     private static final FindOneAndUpdateOptions BEFORE = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
+    private static final FindOneAndUpdateOptions UPSERT = new FindOneAndUpdateOptions().upsert(true);
     /** The index the session check reads through: sparse, since only held locks have a session. */
     static final String INDEX = "mongolock_session";
 
@@ -97,9 +98,16 @@ final class SessionDocuments {
      */
     private final MongoCollection<Document> checkReads;
     private final StoreCalls calls;
+    private final TokenFloor tokenFloor;
+    /**
+     * Sessions this store ended, or found ended, by a compare-and-set: an ended session never becomes live again, so
+     * the takes of its other locks skip the session's write (a dead manager's 10,000 locks cost one, not 10,000).
+     */
+    private final RecentSessions endedForSure = new RecentSessions(1_024);
     private volatile boolean indexed;
 
-    SessionDocuments(MongoCollection<Document> locks, StoreCalls calls) {
+    SessionDocuments(MongoCollection<Document> locks, StoreCalls calls, TokenFloor tokenFloor) {
+        this.tokenFloor = tokenFloor;
         this.locks = locks;
         this.checkReads = locks.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.calls = calls;
@@ -124,23 +132,52 @@ final class SessionDocuments {
 
     /**
      * The takeover of a lock held under a session the waiter watched unrenewed for its lease: first the session
-     * ends (the compare-and-set on the beat watched: a renewal since makes it miss, and the holder's renewals miss
+     * ends by a compare-and-set (on the beat watched: a renewal since makes it miss, and the holder's renewals miss
      * from then on), then the lock is taken by the compare-and-set on its state seen. Without the first step the
      * holder's renewal could land after the take and make it believe again (spec/MongoLockSessions.tla,
      * "TakeUnexpired"). The session's other locks become free to take at once for every waiter.
+     *
+     * <p>No read alone authorises the take. A session read as ended or missing, or one whose beat moved, is ended
+     * (or found ended) by {@link #endUnlessLive}, a compare-and-set that fails on a live session: a replica set can
+     * answer a read from a snapshot older than the session's insert (SERVER-53813, MongoDB 5.0 to 7.0), and a
+     * session read as missing may be live.
      */
     AcquireAttempt takeOver(String name, String owner, String session, HeldBySession seen) {
         String manager = LockStore.managerOf(owner);
-        if (!seen.sessionEnded() && !expire(seen.session(), seen.sessionBeat(), manager)) {
-            Document now = read(seen.session(), name, null);
-            if (now != null && LockDocument.LIVE.equals(now.get(LockDocument.STATE))) {
-                return AcquireAttempt.Busy.unknown(); // renewed since: the holder is alive, watch again
-            }
+        boolean ended = endedForSure.contains(seen.session())
+                || !seen.sessionEnded() && expire(seen.session(), seen.sessionBeat(), manager);
+        if (!ended && !endUnlessLive(seen.session(), manager)) {
+            return AcquireAttempt.Busy.unknown(); // live: renewed since, or never seen as it is; watch again
         }
+        endedForSure.add(seen.session());
         String leaseId = LockWrites.newLeaseId();
         Document before = calls.call("take over", name, () -> locks.findOneAndUpdate(seen.filter(name),
                 LockWrites.take(owner, session, leaseId, List.of(manager)), BEFORE));
-        return before == null ? AcquireAttempt.Busy.unknown() : LockWrites.granted(before, leaseId);
+        return before == null ? AcquireAttempt.Busy.unknown() : tokenFloor.granted(name, owner, before, leaseId);
+    }
+
+    /**
+     * Whether {@code session} is ended now, decided by a compare-and-set: an upsert on {@code {_id, state: {$ne:
+     * "live"}}}. It matches an ended session (and changes nothing, so its {@code endedAt} stays), inserts an ended one where there is none (a
+     * tombstone: the id can never be live afterwards, since an open sets the state only when it inserts), and fails with a duplicate
+     * key on a live one: false. A tombstone's {@code endedAt} is this machine's clock (an upsert cannot date by the
+     * database's only on insert): it is for people and the clean-up of ended sessions, never for the protocol.
+     */
+    boolean endUnlessLive(String session, String by) {
+        try {
+            // A flat filter: the upsert takes its _id from a top-level equality on every server (LockWrites.freeForManager).
+            // findAndModify, not update: FerretDB 1.24 answers an update's duplicate key without the count the driver needs.
+            calls.call("end", StoreCalls.SESSION_SUBJECT + session, () -> locks.findOneAndUpdate(
+                    new Document(ID, sessionId(session)).append(STATE, new Document("$ne", LIVE)),
+                    combine(setOnInsert(STATE, ENDED), setOnInsert(ENDED_BY, by), setOnInsert(BEAT, 0L),
+                            setOnInsert(LEASE_MS, 1L), setOnInsert(CHECKS, 0L), setOnInsert(ENDED_AT, new Date())), UPSERT));
+            return true;
+        } catch (LockStoreException failure) {
+            if (StoreCalls.isDuplicateKey(failure.getCause())) {
+                return false;
+            }
+            throw failure;
+        }
     }
 
     /** The owner ends its session, whatever its beat. */
@@ -177,7 +214,7 @@ final class SessionDocuments {
     SessionCheck check(String session, Collection<LeaseClaim> claims) {
         List<SessionCheck.HeldUnder> held = new ArrayList<>();
         Set<String> found = new HashSet<>();
-        calls.call("check the locks of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(and(eq(SESSION, session), gt(HOLDS, 0)))
+        calls.call("check the locks of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(HeldBySession.heldUnder(List.of(session)))
                 .projection(include(OWNER, LEASE_ID, VERSION)).into(new ArrayList<>()))
                 .forEach(document -> {
                     if (document.get(ID) instanceof String name && document.get(OWNER) instanceof String owner) {

@@ -89,6 +89,37 @@ class LeaseLossTest {
         }
     }
 
+    /**
+     * Issue 31, defect 4: the session's lease lapses while the owner is inside its own call (a nested acquire
+     * whose re-entry hangs 1.8 s, then fails; renewals failing), so the renewer cannot mark the lock lost then. The
+     * loss must be reported once that call ends: one LEASE_LOST event, the onLeaseLost action run, and the outer
+     * close() throwing LockLostException. On 13c7186 none of the three happened.
+     */
+    @Test
+    void aLapseDuringTheOwnersOwnCallIsReportedWhenTheCallEnds() throws Exception {
+        AtomicInteger lossEvents = new AtomicInteger();
+        LockCoordinator holder = node("holder", scripted, List.of(event -> {
+            if (event.kind() == LockEvent.Kind.LEASE_LOST) {
+                lossEvents.incrementAndGet();
+            }
+        }));
+        LockSession outer = holder.acquire("job");
+        AtomicInteger lossActions = new AtomicInteger();
+        outer.onLeaseLost(lossActions::incrementAndGet);
+        scripted.failRenewals(true);
+        scripted.hangThenFailNextReentry(Duration.ofMillis(1_800), ScriptedStore.StoreFault.NEVER_SENT);
+        try {
+            assertThrows(io.github.mongolock.LockException.class, () -> holder.acquire("job"), "the nested acquire fails");
+            assertFalse(outer.isHeld());
+            await(() -> lossEvents.get() == 1, "one LEASE_LOST event for the lapse during the nested acquire");
+            await(() -> lossActions.get() == 1, "the hold's onLeaseLost action ran");
+            assertThrows(LockLostException.class, outer::close, "the outer close() reports the loss");
+            assertEquals(1, lossEvents.get(), "reported once");
+        } finally {
+            scripted.failRenewals(false);
+        }
+    }
+
     /** A holder whose renewal call hangs (a frozen connection until the store's timeout) must not learn late. */
     @Test
     void aHolderWhoseRenewalHangsIsToldOfTheLossBeforeAnotherManagerGetsTheLock() throws Exception {

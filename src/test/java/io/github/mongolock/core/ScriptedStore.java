@@ -22,6 +22,7 @@ final class ScriptedStore extends ForwardingLockStore {
     private volatile boolean loseNextAcquireAnswer;
     private volatile boolean abandonsFail;
     private volatile StoreFault nextReentryFault;
+    private volatile long nextReentryHangMillis;
     private volatile StoreFault nextReleaseFault;
     private volatile StoreFault nextHandOverFault;
     private final AtomicReference<Runnable> lateWrite = new AtomicReference<>();
@@ -78,6 +79,12 @@ final class ScriptedStore extends ForwardingLockStore {
     }
 
     void failNextReentry(StoreFault fault) {
+        nextReentryFault = fault;
+    }
+
+    /** The next re-entry hangs for {@code hang} (MongoDB silent), then fails with {@code fault}. */
+    void hangThenFailNextReentry(Duration hang, StoreFault fault) {
+        nextReentryHangMillis = hang.toMillis();
         nextReentryFault = fault;
     }
 
@@ -165,6 +172,16 @@ final class ScriptedStore extends ForwardingLockStore {
     public boolean reenter(String name, String owner, long version) {
         StoreFault fault = nextReentryFault;
         nextReentryFault = null;
+        long hang = nextReentryHangMillis;
+        nextReentryHangMillis = 0;
+        if (hang > 0) {
+            try {
+                Thread.sleep(hang);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new LockStoreException("re-entry interrupted", interrupted);
+            }
+        }
         if (fault == StoreFault.NEVER_SENT) {
             throw fault.exception();
         }

@@ -8,6 +8,7 @@ import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.pullAll;
 import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
 import static com.mongodb.client.model.Updates.unset;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -41,14 +42,15 @@ class LockWritesShapeTest {
         String manager = "web-1:0123456789abcdef";
         Bson before = combine(combine(set("owner", manager + ":7"), set("holds", 1), set("leaseId", "s123"),
                 set("session", "s-1"), set("leaseMs", LockDocument.EARLIER_VERSIONS_LEASE_MS), inc("version", 1L), inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"),
-                currentDate("renewedAt"), unset("releasedAt"), unset("freedAt")), pullAll("queue", List.of(manager)));
+                currentDate("renewedAt"), unset("releasedAt"), unset("freedAt"), setOnInsert("tokenPending", true)),
+                pullAll("queue", List.of(manager)));
         assertEquals(sent(before), sent(LockWrites.take(manager + ":7", "s-1", "s123",
                 LockWrites.ManagerTerms.of(manager).unqueued())));
         assertEquals(sent(before), sent(LockWrites.take(manager + ":7", "s-1", "s123", List.of(manager))));
         Bson handOver = combine(set("owner", "o"), set("holds", 1), set("leaseId", "s1"), set("session", "s-2"),
                 set("leaseMs", LockDocument.EARLIER_VERSIONS_LEASE_MS),
                 inc("version", 1L), inc("token", 1L), inc("beat", 1L), currentDate("acquiredAt"), currentDate("renewedAt"),
-                unset("releasedAt"), unset("freedAt"));
+                unset("releasedAt"), unset("freedAt"), setOnInsert("tokenPending", true));
         assertEquals(sent(handOver), sent(LockWrites.take("o", "s-2", "s1", List.of())));
     }
 
@@ -67,6 +69,8 @@ class LockWritesShapeTest {
                 sent(LockWrites.ownedAt("n", "m:3", 41L)));
         assertEquals(sent(combine(set("owner", null), set("holds", 0), inc("version", 1L), currentDate("freedAt"), unset("session"))),
                 sent(LockWrites.free()));
+        assertEquals(sent(combine(set("owner", null), set("holds", 0), inc("version", 1L), currentDate("freedAt"), unset("session"),
+                unset("tokenPending"))), sent(LockWrites.freeByHolder()));
         assertEquals(sent(combine(inc("holds", 1), inc("version", 1L), currentDate("renewedAt"))),
                 sent(LockWrites.reenter()));
         assertEquals(sent(combine(set("holds", 2), inc("version", 1L))), sent(LockWrites.holds(2)));

@@ -71,7 +71,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
                 store.tryAcquire("job", "a", sessionOf("a", Duration.ofSeconds(30))));
         Document stored = mongo.collection(database, "locks").find(new Document("_id", "job")).first();
         assertEquals(List.of("_id", "holds", "owner", "leaseId", "leaseMs", "session", "version", "token", "beat", "acquiredAt",
-                "renewedAt").stream().sorted().toList(), stored.keySet().stream().sorted().toList());
+                "renewedAt", "tokenPending").stream().sorted().toList(), stored.keySet().stream().sorted().toList());
         assertEquals("job", stored.getString("_id"));
         assertEquals("a", stored.getString("owner"));
         assertEquals(1, stored.getInteger("holds"));
@@ -91,6 +91,7 @@ class MongoLockStoreContractTest extends LockStoreContract {
         Document released = mongo.collection(database, "locks").find(new Document("_id", "job")).first();
         assertEquals(null, released.getString("owner"));
         assertFalse(released.containsKey("session"), "a free lock names no session");
+        assertFalse(released.containsKey("tokenPending"), "the holder's grant applied the token floor: no later grant reads it");
         assertEquals(0, released.getInteger("holds"));
         assertEquals(granted.fencingToken(), released.getLong("token"), "the released document keeps its token");
     }

@@ -95,4 +95,9 @@ public abstract class ForwardingLockStore implements LockStore {
     public Optional<LockInfo> inspect(String name) {
         return real.inspect(name);
     }
+
+    @Override
+    public java.time.Duration lateWritesWithin() {
+        return real.lateWritesWithin();
+    }
 }
