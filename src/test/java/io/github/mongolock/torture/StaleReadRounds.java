@@ -42,7 +42,7 @@ import org.bson.Document;
  * <li>the idle clean-up ({@link IdleLockCleaner}, production code, from the harness's own client) removes free lock
  * documents and raises the floor, so that the next acquire of such a name re-creates its document;</li>
  * <li>the stale window lasts 1-2 s (if no such read came within {@link #TRIGGER_WITHIN}, the election is started
- * anyway);</li>
+ * anyway), the clean-up running every 100 ms meanwhile;</li>
  * <li>then one of the next few writes to the lock collection is applied, its answer lost and an election follows at
  * once: it is rolled back.</li>
  * </ol>
@@ -58,6 +58,7 @@ final class StaleReadRounds {
     /** A hold this long is one of the workload's long ones (1-2 leases), not a section of a few milliseconds. */
     private static final Duration LONG_HOLD = Duration.ofMillis(200);
     private static final Duration CLEAN_UP_WITHIN = Duration.ofMillis(600);
+    private static final Duration CLEAN_UP_EVERY = Duration.ofMillis(100);
     private static final Duration LOST_WRITE_WITHIN = Duration.ofSeconds(1);
     private static final Duration GAP = Duration.ofMillis(300);
 
@@ -84,6 +85,8 @@ final class StaleReadRounds {
     private final MongoCollection<Document> locks;
     private final String database;
     private final Random random;
+    /** The production clean-up, on the harness's own client: the floor raised, then free documents removed. */
+    private final IdleLockCleaner cleaner;
     private final List<NetworkFault> shown = Collections.synchronizedList(new ArrayList<>());
     private int rounds;
     private int kills;
@@ -100,6 +103,7 @@ final class StaleReadRounds {
         this.locks = locks;
         this.database = locks.getNamespace().getDatabaseName();
         this.random = new Random(seed);
+        this.cleaner = new IdleLockCleaner(new MongoLockStore(locks));
     }
 
     /** Rounds until {@code until}; the first from {@code beforeStart}, taken before the workers started. */
@@ -134,6 +138,11 @@ final class StaleReadRounds {
                 throw new IllegalStateException("interrupted", interrupted);
             }
             long opened = election.happenedAtNanos();
+            // More clean-ups while the window lasts: a name re-created now reads the token floor under it.
+            while (before(opened + length.toNanos() - CLEAN_UP_EVERY.toNanos())) {
+                FaultInjector.sleepUntil(System.nanoTime() + CLEAN_UP_EVERY.toNanos());
+                idleRemoved += cleaner.removeIdle(Duration.ZERO, 100).removed();
+            }
             FaultInjector.sleepUntil(opened + length.toNanos());
             shown.add(new NetworkFault(NetworkFault.Kind.STALE_WINDOW, opened, opened + length.toNanos()));
             lost.cancel();
@@ -236,7 +245,6 @@ final class StaleReadRounds {
 
     /** The idle clean-up, tried until it removes a free lock document (or {@link #CLEAN_UP_WITHIN}); how many it removed. */
     private long cleanUpIdle() {
-        IdleLockCleaner cleaner = new IdleLockCleaner(new MongoLockStore(locks));
         long giveUp = System.nanoTime() + CLEAN_UP_WITHIN.toNanos();
         long removed;
         do {

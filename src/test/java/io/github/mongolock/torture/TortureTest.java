@@ -112,6 +112,8 @@ class TortureTest {
                         () -> assertTrue(f.elections() >= 2, where + "too few elections: " + f),
                         () -> assertTrue(f.staleSessionReads() > 0, where + "no session read was stale: " + f),
                         () -> assertTrue(f.sessionsNotFound() > 0, where + "no stale session read found nothing: " + f),
+                        () -> assertTrue(f.longHoldsMet() > 0, where + "no election met a long hold under a missing session: " + f),
+                        () -> assertTrue(f.idleLocksRemoved() > 0, where + "the clean-up removed no lock document: " + f),
                         () -> assertTrue(f.lostReplies() > 0, where + "no answer was lost: " + f),
                         () -> assertTrue(f.rolledBackWrites() > 0, where + "no write was rolled back: " + f));
             }
