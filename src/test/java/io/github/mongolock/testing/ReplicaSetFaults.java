@@ -63,9 +63,16 @@ public final class ReplicaSetFaults implements AutoCloseable {
     public record StaleRead(WireCommand command, int returned, long atNanos) {
     }
 
-    /** What the layer did so far. */
+    /**
+     * What the layer did so far.
+     *
+     * @param staleReadsEmpty  stale reads that found nothing (a document inserted after the snapshot)
+     * @param rolledBackWrites lost writes an election undid
+     * @param keptWrites       lost writes an election kept: a write answered after them covered them
+     * @param unchangedWrites  lost writes that changed no document (a compare-and-set that matched nothing)
+     */
     public record Figures(long requests, long elections, long staleReads, long staleReadsEmpty, long lostReplies,
-                          long replays, long rolledBackWrites, long keptWrites) {
+                          long replays, long rolledBackWrites, long keptWrites, long unchangedWrites) {
     }
 
     private final ServerSocket server;
@@ -89,6 +96,7 @@ public final class ReplicaSetFaults implements AutoCloseable {
     private final AtomicLong replays = new AtomicLong();
     private final AtomicLong rolledBack = new AtomicLong();
     private final AtomicLong kept = new AtomicLong();
+    private final AtomicLong unchanged = new AtomicLong();
     /** The stale window of the last election, and until when it lasts (nanoTime). */
     private volatile StaleWindow window = StaleWindow.NONE;
     private volatile long windowUntil;
@@ -201,7 +209,7 @@ public final class ReplicaSetFaults implements AutoCloseable {
 
     public Figures figures() {
         return new Figures(requests.get(), elections.get(), staleCount.get(), staleEmpty.get(), lostReplies.get(),
-                replays.get(), rolledBack.get(), kept.get());
+                replays.get(), rolledBack.get(), kept.get(), unchanged.get());
     }
 
     /** The reads answered from a snapshot (the first {@value #KEPT_STALE_READS}), in order. */
@@ -236,6 +244,7 @@ public final class ReplicaSetFaults implements AutoCloseable {
         RollbackLog.Outcome outcome = rollbacks.rollBack(next.snapshot());
         rolledBack.addAndGet(outcome.rolledBack());
         kept.addAndGet(outcome.kept());
+        unchanged.addAndGet(outcome.unchanged());
         windowUntil = System.nanoTime() + next.length().toNanos();
         window = next;
         elections.incrementAndGet();

@@ -215,6 +215,20 @@ class ReplicaSetFaultsTest {
     }
 
     @Test
+    void aLostWriteThatChangedNothingHasNothingToRollBack() {
+        majority.insertOne(new Document("_id", "e").append("v", 1));
+        faults.loseReply(command -> command.name().equals("update") && command.on(database, "docs"));
+        assertThrows(MongoSocketException.class, () -> majority.updateOne(eq("_id", "absent"), set("v", 2)));
+
+        faults.elect(StaleWindow.NONE);
+        assertAll(
+                () -> assertEquals(1, direct.find(eq("_id", "e")).first().getInteger("v")),
+                () -> assertEquals(0, faults.figures().rolledBackWrites()),
+                () -> assertEquals(0, faults.figures().keptWrites()),
+                () -> assertEquals(1, faults.figures().unchangedWrites()));
+    }
+
+    @Test
     void aLostWriteFollowedByAnElectionIsGoneBeforeTheCallerHearsOfIt() {
         ArmedFault lose = faults.loseReplyThenElect(command -> command.name().equals("insert") && command.on(database, "docs"));
         assertThrows(MongoSocketException.class, () -> majority.insertOne(new Document("_id", "gone")));

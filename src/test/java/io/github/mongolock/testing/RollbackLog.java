@@ -52,8 +52,12 @@ final class RollbackLog {
         }
     }
 
-    /** What an election did to the lost writes: rolled back (at least one document restored), or kept. */
-    record Outcome(int rolledBack, int kept) {
+    /**
+     * What an election did to the lost writes: rolled back (at least one document restored), kept (a later answered
+     * write covered it, or changed its documents since), or nothing to undo (it changed no document: a
+     * compare-and-set that matched nothing).
+     */
+    record Outcome(int rolledBack, int kept, int unchanged) {
     }
 
     private final MongoClient client;
@@ -128,8 +132,13 @@ final class RollbackLog {
         long committed = answeredUpTo.get();
         int rolledBack = 0;
         int kept = 0;
+        int unchanged = 0;
         for (int i = writes.size() - 1; i >= 0; i--) {
             LostWrite write = writes.get(i);
+            if (write.changes.isEmpty()) {
+                unchanged++;
+                continue;
+            }
             boolean restored = false;
             for (Change change : write.place > committed ? write.changes : List.<Change>of()) {
                 restored |= restore(collection(write.command), change);
@@ -145,7 +154,7 @@ final class RollbackLog {
                 kept++;
             }
         }
-        return new Outcome(rolledBack, kept);
+        return new Outcome(rolledBack, kept, unchanged);
     }
 
     private static boolean restore(MongoCollection<BsonDocument> collection, Change change) {

@@ -44,7 +44,7 @@ import org.bson.Document;
  * <li>the stale window lasts 1-2 s (if no such read came within {@link #TRIGGER_WITHIN}, the election is started
  * anyway), the clean-up running every 100 ms meanwhile;</li>
  * <li>then one of the next few writes to the lock collection is applied, its answer lost and an election follows at
- * once: it is rolled back.</li>
+ * once: it is rolled back (tried again, up to 4 times, where the write was a compare-and-set that changed nothing).</li>
  * </ol>
  * The figures (how many reads were stale, of sessions, of the floor, and how many found nothing) are counted from
  * the layer's record of its stale reads.
@@ -60,6 +60,7 @@ final class StaleReadRounds {
     private static final Duration CLEAN_UP_WITHIN = Duration.ofMillis(600);
     private static final Duration CLEAN_UP_EVERY = Duration.ofMillis(100);
     private static final Duration LOST_WRITE_WITHIN = Duration.ofSeconds(1);
+    private static final int ROLLBACK_TRIES = 4;
     private static final Duration GAP = Duration.ofMillis(300);
 
     /**
@@ -74,10 +75,11 @@ final class StaleReadRounds {
      */
     record Figures(int rounds, int kills, int longHoldsMet, long elections, int electionsOnTheirRead, long staleReads, long staleLockReads,
                    long locksNotFound, long staleSessionReads, long sessionsNotFound, long staleFloorReads,
-                   long floorsNotFound, long lostReplies, long rolledBackWrites, long keptWrites, long idleLocksRemoved,
+                   long floorsNotFound, long lostReplies, long rolledBackWrites, long keptWrites, long unchangedWrites,
+                   long idleLocksRemoved,
                    List<String> layerProblems) {
 
-        static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+        static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     }
 
     private final ReplicaSetFaults faults;
@@ -149,13 +151,24 @@ final class StaleReadRounds {
             if (lost.happened()) {
                 shown.add(new NetworkFault(NetworkFault.Kind.LOST_REPLY, lost.happenedAtNanos(), lost.happenedAtNanos()));
             }
-            ArmedFault rolledBack = faults.loseReplyThenElect(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
-            awaitOrCancel(rolledBack, LOST_WRITE_WITHIN);
-            if (rolledBack.happened()) {
-                shown.add(new NetworkFault(NetworkFault.Kind.ROLLED_BACK, rolledBack.happenedAtNanos(),
-                        rolledBack.happenedAtNanos()));
-            }
+            rollBackOneWrite();
             FaultInjector.sleepUntil(System.nanoTime() + GAP.toNanos());
+        }
+    }
+
+    /**
+     * Loses the answer of one of the next few writes to the lock collection and elects at once, until a write is
+     * rolled back (a compare-and-set that matched nothing has nothing to undo), at most {@link #ROLLBACK_TRIES} times.
+     */
+    private void rollBackOneWrite() {
+        long before = faults.figures().rolledBackWrites();
+        for (int tries = 0; tries < ROLLBACK_TRIES && faults.figures().rolledBackWrites() == before; tries++) {
+            ArmedFault lost = faults.loseReplyThenElect(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
+            awaitOrCancel(lost, LOST_WRITE_WITHIN);
+            if (lost.happened()) {
+                shown.add(new NetworkFault(faults.figures().rolledBackWrites() > before ? NetworkFault.Kind.ROLLED_BACK
+                        : NetworkFault.Kind.LOST_REPLY, lost.happenedAtNanos(), lost.happenedAtNanos()));
+            }
         }
     }
 
@@ -188,7 +201,7 @@ final class StaleReadRounds {
         ReplicaSetFaults.Figures layer = faults.figures();
         return new Figures(rounds, kills, longHoldsMet, layer.elections(), electionsOnTheirRead, layer.staleReads(), lockReads,
                 locksNotFound, sessionReads, sessionsNotFound, floorReads, floorsNotFound, layer.lostReplies(),
-                layer.rolledBackWrites(), layer.keptWrites(), idleRemoved, faults.problems());
+                layer.rolledBackWrites(), layer.keptWrites(), layer.unchangedWrites(), idleRemoved, faults.problems());
     }
 
     /**

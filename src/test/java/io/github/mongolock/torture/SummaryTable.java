@@ -116,7 +116,8 @@ final class SummaryTable {
                         + stale.locksNotFound() + " not found), " + stale.staleFloorReads() + " of the token floor ("
                         + stale.floorsNotFound() + " not found); " + stale.idleLocksRemoved() + " idle lock documents removed; "
                         + stale.lostReplies() + " answers lost, " + stale.rolledBackWrites() + " writes rolled back, "
-                        + stale.keptWrites() + " kept (a later answered write covered them)"
+                        + stale.keptWrites() + " kept (a later answered write covered them), " + stale.unchangedWrites()
+                        + " had changed nothing"
                         + (stale.layerProblems().isEmpty() ? "" : "; problems in the layer: " + stale.layerProblems()) + ".");
             }
             default -> Optional.empty();
