@@ -31,6 +31,8 @@ enum Scenario {
      * and the idle clean-up finds documents to remove (their re-creation then reads the token floor).
      */
     static final int STALE_READS_LOCKS = 6;
+    /** {@link #STALE_READS} runs this much longer than the configuration's scenario time, for a few more rounds. */
+    static final int STALE_READS_EXTRA_SECONDS = 20;
 
     /**
      * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
@@ -74,8 +76,9 @@ enum Scenario {
         return switch (this) {
             case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
-            // A long hold under a session the snapshot lacks is what a waiter's stale session read meets.
-            case SERVER_CLOCK, STALE_READS -> WorkerSettings.Workload.LONG_HOLDS;
+            case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
+            // A hold of 0.1-0.4 s under a session the snapshot lacks is what a waiter's stale session read meets.
+            case STALE_READS -> WorkerSettings.Workload.MEDIUM_HOLDS;
             case LEADER -> WorkerSettings.Workload.LEADER;
             case MANY_LOCKS -> WorkerSettings.Workload.MANY_HOLDS;
             default -> WorkerSettings.Workload.LOOP;
@@ -152,7 +155,7 @@ enum Scenario {
     }
 
     /**
-     * This scenario's time: the configuration's, 14 s more for {@link #STALE_READS}, and half as much again for {@link #MIXED}, whose round of
+     * This scenario's time: the configuration's, {@value #STALE_READS_EXTRA_SECONDS} s more for {@link #STALE_READS}, and half as much again for {@link #MIXED}, whose round of
      * an outage, a pause (2 leases each) and a kill with connection chaos between them would otherwise not
      * fit into the short run's fault window on a loaded machine. For {@link #MANY_LOCKS} a bound, 30 s more:
      * the harness ends the scenario once its rounds are done ({@code manyLocksRounds}), and each round, the
@@ -161,8 +164,8 @@ enum Scenario {
     Duration time(TortureConfig config) {
         return switch (this) {
             case MIXED -> config.scenarioTime().multipliedBy(3).dividedBy(2);
-            // Each round waits for a killed holder's replacement to hold a lock: 4-6 s a round.
-            case STALE_READS -> config.scenarioTime().plusSeconds(14);
+            // Each round waits for a killed holder's replacement to hold a lock long: 4-8 s a round.
+            case STALE_READS -> config.scenarioTime().plusSeconds(STALE_READS_EXTRA_SECONDS);
             case MANY_LOCKS -> config.scenarioTime().plusSeconds(30);
             default -> config.scenarioTime();
         };

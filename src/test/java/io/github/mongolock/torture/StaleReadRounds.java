@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -28,11 +29,9 @@ import org.bson.Document;
  * The faults of {@link Scenario#STALE_READS}, made through {@link ReplicaSetFaults} while the workers contend.
  * Each round:
  * <ol>
- * <li>a snapshot of the lock collection (the first round's was taken before the workers started, so every
- * session and lock is missing from it);</li>
- * <li>a holder is killed (after the first round): its replacement opens a session the snapshot lacks; the harness
- * waits until a lock has been held for a while under a session missing from the snapshot (the workload holds one
- * section in 30 for 1-2 leases);</li>
+ * <li>the harness waits until a lock has been held for a while under a session missing from the round's snapshot
+ * (the workload holds one section in 5 for 0.1-0.4 s); the first round's snapshot was taken before the workers
+ * started, so every session is missing from it;</li>
  * <li>a reply is lost: one of the next few writes to the lock collection is applied and its answer dropped (a
  * later answered write covers it, as in an oplog, so it is rarely rolled back);</li>
  * <li>an election is armed on the first majority read of a session the snapshot lacks, or of the collection's
@@ -43,7 +42,9 @@ import org.bson.Document;
  * documents and raises the floor, so that the next acquire of such a name re-creates its document;</li>
  * <li>the stale window lasts 1-2 s (if no such read came within {@link #TRIGGER_WITHIN}, the election is started
  * anyway), the clean-up running every 100 ms meanwhile;</li>
- * <li>then one of the next few writes to the lock collection is applied, its answer lost and an election follows at
+ * <li>the next round's snapshot is taken and a holder is killed (on a thread of its own, which waits for its lock
+ * to be granted again): its replacement opens a session that snapshot lacks;</li>
+ * <li>one of the next few writes to the lock collection is applied, its answer lost and an election follows at
  * once: it is rolled back (tried again, up to 4 times, where the write was a compare-and-set that changed nothing).</li>
  * </ol>
  * The figures (how many reads were stale, of sessions, of the floor, and how many found nothing) are counted from
@@ -55,8 +56,11 @@ final class StaleReadRounds {
     static final Duration TRIGGER_WITHIN = Duration.ofSeconds(2);
     /** How long the harness waits for a long hold under a session the snapshot lacks (a replacement's JVM starts meanwhile). */
     private static final Duration NEW_SESSION_WITHIN = Duration.ofSeconds(8);
-    /** A hold this long is one of the workload's long ones (1-2 leases), not a section of a few milliseconds. */
-    private static final Duration LONG_HOLD = Duration.ofMillis(200);
+    /**
+     * A hold seen this long is one of the workload's longer ones (0.1-0.4 s), not a section of a few milliseconds:
+     * its waiters' reads (a few milliseconds from the lock to its session) meet it while it lasts.
+     */
+    private static final Duration LONG_HOLD = Duration.ofMillis(60);
     private static final Duration CLEAN_UP_WITHIN = Duration.ofMillis(600);
     private static final Duration CLEAN_UP_EVERY = Duration.ofMillis(100);
     private static final Duration LOST_WRITE_WITHIN = Duration.ofSeconds(1);
@@ -91,7 +95,7 @@ final class StaleReadRounds {
     private final IdleLockCleaner cleaner;
     private final List<NetworkFault> shown = Collections.synchronizedList(new ArrayList<>());
     private int rounds;
-    private int kills;
+    private final AtomicInteger kills = new AtomicInteger();
     private int electionsOnTheirRead;
     private int longHoldsMet;
     private long idleRemoved;
@@ -111,48 +115,87 @@ final class StaleReadRounds {
     /** Rounds until {@code until}; the first from {@code beforeStart}, taken before the workers started. */
     void run(ReplicaSnapshot beforeStart, long until) {
         ReplicaSnapshot snapshot = beforeStart;
-        while (before(until)) {
-            if (rounds > 0) {
+        Thread kill = null;
+        try {
+            while (before(until)) {
+                long began = System.nanoTime();
+                boolean longHold = awaitLongHoldUnderNewSession(snapshot,
+                        Math.min(until, System.nanoTime() + NEW_SESSION_WITHIN.toNanos()));
+                if (!before(until)) {
+                    break;
+                }
+                rounds++;
+                longHoldsMet += longHold ? 1 : 0;
+                long removedBefore = idleRemoved;
+                boolean onItsRead = staleWindow(snapshot);
+                // The next round's snapshot, then a holder killed: its replacement's session is missing from it. The
+                // kill waits for the victim's lock to be granted again, on a thread of its own meanwhile.
                 snapshot = faults.snapshot(database, WorkerSettings.LOCKS_COLLECTION);
-                if (injector.killHolder()) {
-                    kills++;
-                }
+                join(kill);
+                kill = new Thread(() -> kills.addAndGet(injector.killHolder() ? 1 : 0), "torture-stale-reads-kill");
+                kill.start();
+                long rolledBack = faults.figures().rolledBackWrites();
+                rollBackOneWrite();
+                System.out.println("[torture] stale reads, round " + rounds + ": " + (longHold ? "a long hold under a session"
+                        + " missing from the snapshot" : "no long hold under a session missing from the snapshot") + " after "
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms into the round; election "
+                        + (onItsRead ? "on its read" : "started by the harness") + "; " + (idleRemoved - removedBefore)
+                        + " idle lock documents removed; " + (faults.figures().rolledBackWrites() - rolledBack)
+                        + " write rolled back");
+                FaultInjector.sleepUntil(System.nanoTime() + GAP.toNanos());
             }
-            if (awaitLongHoldUnderNewSession(snapshot, Math.min(until, System.nanoTime() + NEW_SESSION_WITHIN.toNanos()))) {
-                longHoldsMet++;
-            }
-            if (!before(until)) {
-                break;
-            }
-            rounds++;
-            Duration length = Duration.ofMillis(1000 + random.nextInt(1001));
-            ArmedFault lost = faults.loseReply(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
-            ArmedFault election = faults.armElection(electionRead(snapshot), StaleWindow.majorityReads(snapshot, length));
-            idleRemoved += cleanUpIdle();
-            try {
-                if (election.awaitHit(TRIGGER_WITHIN)) {
-                    electionsOnTheirRead++;
-                } else {
-                    election.fireNow();
-                }
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", interrupted);
-            }
-            long opened = election.happenedAtNanos();
-            // More clean-ups while the window lasts: a name re-created now reads the token floor under it.
-            while (before(opened + length.toNanos() - CLEAN_UP_EVERY.toNanos())) {
-                FaultInjector.sleepUntil(System.nanoTime() + CLEAN_UP_EVERY.toNanos());
-                idleRemoved += cleaner.removeIdle(Duration.ZERO, 100).removed();
-            }
-            FaultInjector.sleepUntil(opened + length.toNanos());
-            shown.add(new NetworkFault(NetworkFault.Kind.STALE_WINDOW, opened, opened + length.toNanos()));
-            lost.cancel();
-            if (lost.happened()) {
-                shown.add(new NetworkFault(NetworkFault.Kind.LOST_REPLY, lost.happenedAtNanos(), lost.happenedAtNanos()));
-            }
-            rollBackOneWrite();
-            FaultInjector.sleepUntil(System.nanoTime() + GAP.toNanos());
+        } finally {
+            join(kill);
+        }
+    }
+
+    /**
+     * One stale window from {@code snapshot}: an answer lost, the election armed on its read (or started after
+     * {@link #TRIGGER_WITHIN}), the idle clean-up before and during the window.
+     *
+     * @return whether the election began at the read it was armed for
+     */
+    private boolean staleWindow(ReplicaSnapshot snapshot) {
+        Duration length = Duration.ofMillis(1000 + random.nextInt(1001));
+        ArmedFault lost = faults.loseReply(ReplicaSetFaults.nth(1 + random.nextInt(5), this::lockWrite));
+        ArmedFault election = faults.armElection(electionRead(snapshot), StaleWindow.majorityReads(snapshot, length));
+        idleRemoved += cleanUpIdle();
+        boolean onItsRead;
+        try {
+            onItsRead = election.awaitHit(TRIGGER_WITHIN);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", interrupted);
+        }
+        if (onItsRead) {
+            electionsOnTheirRead++;
+        } else {
+            election.fireNow();
+        }
+        long opened = election.happenedAtNanos();
+        // More clean-ups while the window lasts: a name re-created now reads the token floor under it.
+        while (before(opened + length.toNanos() - CLEAN_UP_EVERY.toNanos())) {
+            FaultInjector.sleepUntil(System.nanoTime() + CLEAN_UP_EVERY.toNanos());
+            idleRemoved += cleaner.removeIdle(Duration.ZERO, 100).removed();
+        }
+        FaultInjector.sleepUntil(opened + length.toNanos());
+        shown.add(new NetworkFault(NetworkFault.Kind.STALE_WINDOW, opened, opened + length.toNanos()));
+        lost.cancel();
+        if (lost.happened()) {
+            shown.add(new NetworkFault(NetworkFault.Kind.LOST_REPLY, lost.happenedAtNanos(), lost.happenedAtNanos()));
+        }
+        return onItsRead;
+    }
+
+    private static void join(Thread thread) {
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join();
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", interrupted);
         }
     }
 
@@ -199,7 +242,7 @@ final class StaleReadRounds {
             }
         }
         ReplicaSetFaults.Figures layer = faults.figures();
-        return new Figures(rounds, kills, longHoldsMet, layer.elections(), electionsOnTheirRead, layer.staleReads(), lockReads,
+        return new Figures(rounds, kills.get(), longHoldsMet, layer.elections(), electionsOnTheirRead, layer.staleReads(), lockReads,
                 locksNotFound, sessionReads, sessionsNotFound, floorReads, floorsNotFound, layer.lostReplies(),
                 layer.rolledBackWrites(), layer.keptWrites(), layer.unchangedWrites(), idleRemoved, faults.problems());
     }
@@ -225,7 +268,7 @@ final class StaleReadRounds {
 
     /**
      * Waits until a lock has been held, by one acquisition, for {@link #LONG_HOLD} under a session {@code snapshot}
-     * lacks (one of the workload's long holds), or {@code deadline}: its waiters then read that session while it is
+     * lacks (one of the workload's 0.1-0.4 s holds), or {@code deadline}: its waiters then read that session while it is
      * held, and a take on a stale "not found" would meet a live holder.
      *
      * @return whether such a hold was seen
