@@ -142,7 +142,8 @@ public final class ReplicaSetFaults implements AutoCloseable {
     public ReplicaSnapshot snapshot(String database, String... collections) {
         int number = snapshots.incrementAndGet();
         Map<String, List<BsonDocument>> copies = new LinkedHashMap<>();
-        try (WriteGate.Freeze frozen = gate.freeze()) {
+        WriteGate.Freeze frozen = gate.freeze();
+        try {
             long at = System.nanoTime();
             MongoDatabase db = client.getDatabase(database);
             for (String collection : collections) {
@@ -155,13 +156,18 @@ public final class ReplicaSetFaults implements AutoCloseable {
                 copies.put(collection, copy);
             }
             return new ReplicaSnapshot(number, database, at, copies);
+        } finally {
+            frozen.close();
         }
     }
 
     /** An election now: the lost writes are rolled back, and {@code window} begins. */
     public void elect(StaleWindow window) {
-        try (WriteGate.Freeze frozen = gate.freeze()) {
+        WriteGate.Freeze frozen = gate.freeze();
+        try {
             electFrozen(window);
+        } finally {
+            frozen.close();
         }
     }
 

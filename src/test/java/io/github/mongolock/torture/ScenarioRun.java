@@ -130,7 +130,7 @@ final class ScenarioRun {
                     lifecycles.add(history.lifecycle());
                     elections.add(history.leader());
                 }
-                writeFaultLog(faults.events());
+                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
@@ -357,13 +357,16 @@ final class ScenarioRun {
         return states;
     }
 
-    /** One line per fault, and one more per further lock its victim held (with that lock's token and grant). */
-    private void writeFaultLog(List<FaultEvent> events) {
+    /**
+     * One line per fault, and one more per further lock its victim held (with that lock's token and grant); then the
+     * replica-set layer's stale windows, lost answers and rollbacks, if any.
+     */
+    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults) {
         try {
-            Files.write(directory.resolve("faults.log"), events.stream()
+            Files.write(directory.resolve("faults.log"), Stream.concat(events.stream()
                     .flatMap(event -> Stream.concat(Stream.of(event.toString()),
-                            event.alsoHeld().stream().map(held -> "  also held: " + held)))
-                    .toList());
+                            event.alsoHeld().stream().map(held -> "  also held: " + held))),
+                    replicaSetFaults.stream().map(NetworkFault::toString)).toList());
         } catch (IOException failed) {
             throw new UncheckedIOException("cannot write the fault log", failed);
         }
