@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * an election between a waiter's read of a lock and its read of the holder's session, whose snapshot lacks that
  * session; and a lock document removed by the idle clean-up and created again while majority reads come from a
  * snapshot taken before the clean-up raised the token floor. Both failed on 13c7186 (the waiter took the live
- * holder's lock; the name created again got token 1 after token 5).
+ * holder's lock; the name created again got a token below the last one handed out before its removal).
  */
 @ExtendWith(MongoBackend.class)
 class ElectionStaleReadsTest {
@@ -101,9 +101,10 @@ class ElectionStaleReadsTest {
             for (int i = 0; i < 5; i++) {
                 manager.acquire("report").close();
             }
-            assertEquals(5L, ((Number) locks.find(new Document("_id", "report")).first().get("token")).longValue());
+            long last = ((Number) locks.find(new Document("_id", "report")).first().get("token")).longValue();
+            assertTrue(last >= 5, "five grants, token " + last);
             ReplicaSnapshot beforeTheCleanUp = faults.snapshot(database, "locks");
-            removeIdle(locks); // the floor raised to 5, then the document removed
+            removeIdle(locks); // the floor raised to the last token, then the document removed
 
             faults.elect(StaleWindow.majorityReads(beforeTheCleanUp, WINDOW));
             long token;
@@ -111,8 +112,8 @@ class ElectionStaleReadsTest {
                 token = again.fencingToken();
             }
             long staleReads = faults.figures().staleReads();
-            assertTrue(token > 5, "the name created again got token " + token + " after token 5 (" + staleReads
-                    + " reads answered from the snapshot)");
+            assertTrue(token > last, "the name created again got token " + token + " after token " + last + " ("
+                    + staleReads + " reads answered from the snapshot)");
         }
     }
 
