@@ -77,11 +77,10 @@ final class StaleReadRounds {
      * @param staleFloorReads        majority reads of the collection's token floor answered from a snapshot
      * @param electionsOnTheirRead   elections that began at the read they were armed for (the others the harness started)
      */
-    record Figures(int rounds, int kills, int longHoldsMet, long elections, int electionsOnTheirRead, long staleReads, long staleLockReads,
-                   long locksNotFound, long staleSessionReads, long sessionsNotFound, long staleFloorReads,
-                   long floorsNotFound, long lostReplies, long rolledBackWrites, long keptWrites, long unchangedWrites,
-                   long idleLocksRemoved,
-                   List<String> layerProblems) {
+    record Figures(int rounds, int kills, int longHoldsMet, long elections, int electionsOnTheirRead, long staleReads,
+                   long staleLockReads, long locksNotFound, long staleSessionReads, long sessionsNotFound,
+                   long staleFloorReads, long floorsNotFound, long lostReplies, long rolledBackWrites, long keptWrites,
+                   long unchangedWrites, long idleLocksRemoved, List<String> layerProblems) {
 
         static final Figures NONE = new Figures(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     }
@@ -94,8 +93,8 @@ final class StaleReadRounds {
     /** The production clean-up, on the harness's own client: the floor raised, then free documents removed. */
     private final IdleLockCleaner cleaner;
     private final List<NetworkFault> shown = Collections.synchronizedList(new ArrayList<>());
-    private int rounds;
     private final AtomicInteger kills = new AtomicInteger();
+    private int rounds;
     private int electionsOnTheirRead;
     private int longHoldsMet;
     private long idleRemoved;
