@@ -45,7 +45,7 @@ final class ScenarioRun {
 
     /**
      * Runs the scenario against the shared MongoDB, or, where the scenario steps the database's clock,
-     * against a stand-in of its own in its own JVM under libfaketime, stopped afterwards.
+     * against a stand-in of its own in its own JVM ({@link SteppedClockStandIn}), stopped afterwards.
      */
     ScenarioResult run() {
         if (!scenario.stepsServerClock()) {
@@ -260,7 +260,6 @@ final class ScenarioRun {
      */
     private void stepServerClock(FaultInjector faults, long until, SteppedClockStandIn clock) {
         List<Scenario.ClockStep> steps = Scenario.clockSteps(config.lease());
-        long follows = SteppedClockStandIn.FOLLOWS_WITHIN.toNanos();
         // Each offset holds for at least a lease: every live holder renews about 3 times under it.
         long dwell = config.lease().toNanos();
         Duration current = Duration.ZERO;
@@ -280,7 +279,7 @@ final class ScenarioRun {
                         faults.awaitClockFollows(written + dwell);
                         faults.killHolder();
                     }
-                    // Its follow is not watched (the kill takes the time): it counts as followed FOLLOWS_WITHIN after writing.
+                    // Its follow is not watched (the kill takes the time): it counts as in force from the database's confirmation.
                     case AT_STEP -> faults.killHolder();
                     case NONE -> faults.awaitClockFollows(written + dwell);
                 }
@@ -291,7 +290,6 @@ final class ScenarioRun {
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, Duration.ZERO);
                 faults.awaitClockFollows(written + dwell);
-                FaultInjector.sleepUntil(written + follows);
             }
             faults.endClockSteps();
         }
