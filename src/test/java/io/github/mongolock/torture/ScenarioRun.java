@@ -253,7 +253,7 @@ final class ScenarioRun {
      * least a lease, and watched until the database's {@code $$NOW} shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
      * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
      * holder is killed: once the clock is seen there (the whole kill runs under it), or right after the
-     * step is written (the victim's last renewal was stamped by the clock before the step, and its dead
+     * database confirmed the step (the victim's last renewal was stamped by the clock before the step, and its dead
      * lease and the takeover run as the clock steps back: the earlier protocol, which compared
      * {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked for the step's length on top
      * of the lease). Ends with the clock back at the real time.
