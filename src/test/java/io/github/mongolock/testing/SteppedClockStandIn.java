@@ -46,7 +46,7 @@ public final class SteppedClockStandIn implements AutoCloseable {
      * Bounds the time from calling {@link #setOffset} until the stand-in's clock follows, for callers that
      * time a step from before the call. setOffset itself returns only once the child has applied the offset
      * (a line written to its standard input and echoed back). Measured on 2 cores at load averages of 8 to
-     * 13: 0.4 to 0.6 ms median, at most 12 ms in {@code SteppedClockStandInTest} (which fails where a step
+     * 15: 0.4 to 1.1 ms median, at most 14 ms in {@code SteppedClockStandInTest} (which fails where a step
      * exceeds this bound) and 16 ms in the torture's clock scenario (there each time a fresh stand-in's
      * first step).
      */
