@@ -72,6 +72,8 @@ final class FaultInjector {
      *                          before calling the fault unrecovered
      * @param minLocksPerVictim 1: a kill or pause stops the holder of a lock, and records that lock; more: it
      *                          stops a process holding at least this many locks, and records them all
+     * @param proxy             the TCP proxy the workers connect through; null where they connect through the
+     *                          replica-set fault layer (no connection cut or outage then)
      */
     FaultInjector(MongoCollection<Document> locks, List<String> lockNames, WorkerFleet fleet, TcpProxy proxy,
                   Duration recoveryTimeout, int minLocksPerVictim, long seed) {
@@ -155,6 +157,7 @@ final class FaultInjector {
 
     /** MongoDB unreachable: the proxy resets every connection, old and new, for {@code length}; returns once a lock is granted again. */
     void outage(Duration length) {
+        requireProxy();
         long at = System.nanoTime();
         proxy.refuse(true);
         Map<String, Long> tokens;
@@ -175,6 +178,7 @@ final class FaultInjector {
      * 50 ms up to {@code maxStall}.
      */
     void cutConnections(long untilNanos, Duration maxStall) {
+        requireProxy();
         while (untilNanos - System.nanoTime() > 0) {
             sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50 + random.nextInt(250)));
             long at = System.nanoTime();
@@ -188,6 +192,12 @@ final class FaultInjector {
                     networkFaults.add(new NetworkFault(NetworkFault.Kind.STALL, at, at + stall.toNanos()));
                 }
             }
+        }
+    }
+
+    private void requireProxy() {
+        if (proxy == null) {
+            throw new IllegalStateException("this scenario runs no TCP proxy: its connections cannot be cut");
         }
     }
 

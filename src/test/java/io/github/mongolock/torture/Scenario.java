@@ -9,8 +9,9 @@ import java.util.List;
  * (managers closed under load, holds handed over between pooled threads), and the database's wall
  * clock stepped forward and back (a stand-in of its own, in its own JVM, whose reads of the wall clock
  * follow an offset the test sets: {@code testing.SteppedClockStandIn}), a leader election whose
- * leader is killed, paused and cut off, and workers each holding a few hundred locks at once under one
- * session, paused and killed.
+ * leader is killed, paused and cut off, workers each holding a few hundred locks at once under one
+ * session, paused and killed, and a replica set's weaker behaviours (stale reads after elections, lost
+ * answers, rollbacks) injected by {@link io.github.mongolock.testing.ReplicaSetFaults}.
  */
 enum Scenario {
     KILL("holder killed (kill -9)"),
@@ -23,7 +24,16 @@ enum Scenario {
     HANDOVER("holds handed over across a small thread pool"),
     SERVER_CLOCK("database clock stepped forward and back"),
     LEADER("leader election under kill, pause and cut connections"),
-    MANY_LOCKS("workers holding a few hundred locks each, paused and killed");
+    MANY_LOCKS("workers holding a few hundred locks each, paused and killed"),
+    STALE_READS("stale reads after elections, lost answers and rollbacks (replica-set fault layer)");
+
+    /**
+     * The lock names of {@link #STALE_READS}: more than the others' two, so that names are often free and unqueued,
+     * and the idle clean-up finds documents to remove (their re-creation then reads the token floor).
+     */
+    static final int STALE_READS_LOCKS = 6;
+    /** {@link #STALE_READS} runs this much longer than the configuration's scenario time, for a few more rounds. */
+    static final int STALE_READS_EXTRA_SECONDS = 20;
 
     /**
      * The fast path's stated assumption ({@code MongoLockStore.LONG_AGO}): the database's clock never
@@ -68,6 +78,8 @@ enum Scenario {
             case SHUTDOWN -> WorkerSettings.Workload.SHUTDOWN;
             case HANDOVER -> WorkerSettings.Workload.HANDOVER;
             case SERVER_CLOCK -> WorkerSettings.Workload.LONG_HOLDS;
+            // A hold of 0.1-0.4 s under a session the snapshot lacks is what a waiter's stale session read meets.
+            case STALE_READS -> WorkerSettings.Workload.MEDIUM_HOLDS;
             case LEADER -> WorkerSettings.Workload.LEADER;
             case MANY_LOCKS -> WorkerSettings.Workload.MANY_HOLDS;
             default -> WorkerSettings.Workload.LOOP;
@@ -144,7 +156,7 @@ enum Scenario {
     }
 
     /**
-     * This scenario's time: the configuration's, and half as much again for {@link #MIXED}, whose round of
+     * This scenario's time: the configuration's, {@value #STALE_READS_EXTRA_SECONDS} s more for {@link #STALE_READS}, and half as much again for {@link #MIXED}, whose round of
      * an outage, a pause (2 leases each) and a kill with connection chaos between them would otherwise not
      * fit into the short run's fault window on a loaded machine. For {@link #MANY_LOCKS} a bound, 30 s more:
      * the harness ends the scenario once its rounds are done ({@code manyLocksRounds}), and each round, the
@@ -153,6 +165,8 @@ enum Scenario {
     Duration time(TortureConfig config) {
         return switch (this) {
             case MIXED -> config.scenarioTime().multipliedBy(3).dividedBy(2);
+            // Each round waits for a killed holder's replacement to hold a lock long: 4-8 s a round.
+            case STALE_READS -> config.scenarioTime().plusSeconds(STALE_READS_EXTRA_SECONDS);
             case MANY_LOCKS -> config.scenarioTime().plusSeconds(30);
             default -> config.scenarioTime();
         };
@@ -178,21 +192,25 @@ enum Scenario {
         return config.lease().multipliedBy(2).plusMillis(100L * config.locksPerWorker());
     }
 
-    /** Whether MongoDB calls fail on purpose (cut connections, outages) in this scenario. */
+    /** Whether MongoDB calls fail on purpose (cut connections, outages, lost answers) in this scenario. */
     boolean hasNetworkFaults() {
-        return this == CUT || this == OUTAGE || this == MIXED || this == LEADER;
+        return this == CUT || this == OUTAGE || this == MIXED || this == LEADER || this == STALE_READS;
     }
 
     /**
-     * The locks the workers use: the election's lock, or lock names: {@code locks} of them, or in
-     * {@link #MANY_LOCKS} {@code locksPerWorker} for each pair of workers, the batch both take whole (see
-     * {@link ManyLocksWorkload}).
+     * The locks the workers use: the election's lock, or lock names: {@code locks} of them, {@link #STALE_READS_LOCKS}
+     * in {@link #STALE_READS}, or in {@link #MANY_LOCKS} {@code locksPerWorker} for each pair of workers, the batch
+     * both take whole (see {@link ManyLocksWorkload}).
      */
     List<String> lockNames(TortureConfig config) {
         if (this == LEADER) {
             return List.of(WorkerSettings.ELECTION);
         }
-        int count = this == MANY_LOCKS ? ManyLocksWorkload.pairs(config.workers()) * config.locksPerWorker() : config.locks();
+        int count = switch (this) {
+            case MANY_LOCKS -> ManyLocksWorkload.pairs(config.workers()) * config.locksPerWorker();
+            case STALE_READS -> STALE_READS_LOCKS;
+            default -> config.locks();
+        };
         List<String> names = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             names.add(WorkerSettings.lockName(i));

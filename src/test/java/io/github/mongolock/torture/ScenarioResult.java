@@ -7,14 +7,21 @@ import java.util.List;
 /**
  * One scenario's outcome: the checker's report, how long it ran, its recovery bound (null: none), the
  * faults injected (kills, pauses, outages, clock steps, and each connection reset or stalled; the workers' own
- * manager closes count as faults in the table) and the workers that had to be killed because they
- * did not stop by themselves.
+ * manager closes count as faults in the table), the workers that had to be killed because they
+ * did not stop by themselves, and what the replica-set fault layer did ({@link Scenario#STALE_READS}; else
+ * {@link StaleReadRounds.Figures#NONE}).
  */
 record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, Duration recoveryBound,
-                      List<FaultEvent> events, int networkFaults, int hungWorkers) {
+                      List<FaultEvent> events, int networkFaults, int hungWorkers, StaleReadRounds.Figures staleReads) {
 
     ScenarioResult {
         events = List.copyOf(events);
+    }
+
+    /** A scenario without the replica-set fault layer. */
+    ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, Duration recoveryBound,
+                   List<FaultEvent> events, int networkFaults, int hungWorkers) {
+        this(scenario, report, wallTime, recoveryBound, events, networkFaults, hungWorkers, StaleReadRounds.Figures.NONE);
     }
 
     /** Kills, pauses, outages and clock steps injected. */
@@ -23,7 +30,8 @@ record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, 
     }
 
     int faults() {
-        return faultEvents() + networkFaults + report.lifecycle().managerCloses();
+        return faultEvents() + networkFaults + report.lifecycle().managerCloses() + (int) staleReads.elections()
+                + (int) staleReads.lostReplies();
     }
 
     /** The clock steps, in the order made. */

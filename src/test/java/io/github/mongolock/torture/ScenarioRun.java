@@ -5,6 +5,8 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.testing.ReplicaSetFaults;
+import io.github.mongolock.testing.ReplicaSnapshot;
 import io.github.mongolock.testing.SteppedClockStandIn;
 import io.github.mongolock.testing.TestMongo;
 import java.io.IOException;
@@ -21,7 +23,8 @@ import org.bson.Document;
 
 /**
  * Runs one {@link Scenario}: a fresh database (on a stand-in of its own whose clock is stepped, for
- * {@link Scenario#SERVER_CLOCK}), a {@link TcpProxy} in front of MongoDB, a
+ * {@link Scenario#SERVER_CLOCK}), a {@link TcpProxy} in front of MongoDB (for {@link Scenario#STALE_READS} the
+ * replica-set fault layer, {@link ReplicaSetFaults}, driven by {@link StaleReadRounds}), a
  * {@link WorkerFleet}, the scenario's faults from this thread, then waits for the workers to stop
  * by themselves, lets leftover leases run out, and hands everything to {@link HistoryChecker}.
  * Workers are killed on every way out.
@@ -74,8 +77,15 @@ final class ScenarioRun {
         String[] hostPort = target.getHosts().get(0).split(":");
         long deadline = begin + STARTUP.toNanos() + scenario.time(config).toNanos();
         long faultWindow = (long) (scenario.time(config).toNanos() * config.faultShare());
-        try (TcpProxy proxy = TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017)) {
-            String proxied = "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true&heartbeatFrequencyMS=500";
+        // The replica-set scenario's workers reach MongoDB through the fault layer, the others through the TCP proxy.
+        boolean replicaSet = scenario == Scenario.STALE_READS;
+        try (ReplicaSetFaults layer = replicaSet ? ReplicaSetFaults.start(mongo.uri()) : null;
+             TcpProxy proxy = replicaSet ? null
+                     : TcpProxy.start(hostPort[0], hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 27017)) {
+            int port = replicaSet ? layer.port() : proxy.port();
+            String proxied = "mongodb://127.0.0.1:" + port + "/?directConnection=true&heartbeatFrequencyMS=500";
+            // Taken before any worker wrote: every session and lock is missing from it.
+            ReplicaSnapshot beforeStart = replicaSet ? layer.snapshot(database, WorkerSettings.LOCKS_COLLECTION) : null;
             int[] work = scenario.workMicros(config);
             WorkerSettings template = new WorkerSettings(proxied, database, "", scenario.threads(config),
                     lockNames.size(), config.lease().toMillis(),
@@ -94,7 +104,13 @@ final class ScenarioRun {
                 // The fault window opens when the workers are ready: JVMs slow to start on a loaded machine
                 // must not eat it (their deadline, fixed at launch, still ends the scenario).
                 long faultsUntil = Math.min(System.nanoTime() + faultWindow, deadline - Duration.ofSeconds(1).toNanos());
-                inject(faults, faultsUntil, deadline, mongo);
+                StaleReadRounds rounds = replicaSet ? new StaleReadRounds(layer, faults,
+                        db.getCollection(WorkerSettings.LOCKS_COLLECTION), scenario.ordinal() * 7919L + begin) : null;
+                if (replicaSet) {
+                    rounds.run(beforeStart, faultsUntil);
+                } else {
+                    inject(faults, faultsUntil, deadline, mongo);
+                }
                 long grace = config.waitTime().plus(config.lease().multipliedBy(3)).plus(Duration.ofSeconds(15)).toNanos();
                 List<WorkerProcess> hung = fleet.awaitAll(deadline + grace);
                 int heldAtEnd = locksHeldAtEnd(mongo, database);
@@ -114,12 +130,17 @@ final class ScenarioRun {
                     lifecycles.add(history.lifecycle());
                     elections.add(history.leader());
                 }
-                writeFaultLog(faults.events());
+                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
-                        scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size());
+                        scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size(),
+                        replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE);
+                List<NetworkFault> network = new ArrayList<>(faults.networkFaultEvents());
+                if (replicaSet) {
+                    network.addAll(rounds.shown());
+                }
                 List<String> processes = fleet.all().stream().map(WorkerProcess::name).toList();
                 List<String> drawn = scenario.drawnLocks(config);
                 String title = "Torture timeline: " + scenario.title() + " (" + scenario.name() + ", " + config.name() + " run"
@@ -129,9 +150,9 @@ final class ScenarioRun {
                         ? sections.stream().filter(section -> drawn.contains(section.lock())).toList() : sections;
                 TimelineWriter.writeAndReport(directory, scenario == Scenario.LEADER
                         ? Timeline.ofElection(title, begin, processes, WorkerSettings.ELECTION, LeaderHistory.merge(elections),
-                                faults.events(), faults.networkFaultEvents(), TimelineWriter.verdict(result))
+                                faults.events(), network, TimelineWriter.verdict(result))
                         : Timeline.ofSections(title, begin, processes, drawn, drawnSections, faults.events(),
-                                faults.networkFaultEvents(), LifecycleHistory.merge(lifecycles).closes(),
+                                network, LifecycleHistory.merge(lifecycles).closes(),
                                 TimelineWriter.verdict(result)));
                 return result;
             }
@@ -334,13 +355,16 @@ final class ScenarioRun {
         return states;
     }
 
-    /** One line per fault, and one more per further lock its victim held (with that lock's token and grant). */
-    private void writeFaultLog(List<FaultEvent> events) {
+    /**
+     * One line per fault, and one more per further lock its victim held (with that lock's token and grant); then the
+     * replica-set layer's stale windows, lost answers and rollbacks, if any.
+     */
+    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults) {
         try {
-            Files.write(directory.resolve("faults.log"), events.stream()
+            Files.write(directory.resolve("faults.log"), Stream.concat(events.stream()
                     .flatMap(event -> Stream.concat(Stream.of(event.toString()),
-                            event.alsoHeld().stream().map(held -> "  also held: " + held)))
-                    .toList());
+                            event.alsoHeld().stream().map(held -> "  also held: " + held))),
+                    replicaSetFaults.stream().map(NetworkFault::toString)).toList());
         } catch (IOException failed) {
             throw new UncheckedIOException("cannot write the fault log", failed);
         }

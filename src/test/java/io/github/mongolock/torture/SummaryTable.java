@@ -64,7 +64,7 @@ final class SummaryTable {
         return table.toString();
     }
 
-    /** The lifecycle and clock scenarios' own figures, which the table's columns do not show. */
+    /** The lifecycle, clock and replica-set scenarios' own figures, which the table's columns do not show. */
     private static Optional<String> lifecycleLine(ScenarioResult result) {
         CheckReport.LifecycleFigures f = result.report().lifecycle();
         return switch (result.scenario()) {
@@ -104,6 +104,21 @@ final class SummaryTable {
                         + millisOrDash(r.maxRecoveryFromWatchNanos()) + " from the later of the SIGSTOP and its first waiter's"
                         + " arrival (bound " + result.recoveryBound().toMillis() + " ms), " + millisOrDash(r.maxRecoveryNanos())
                         + " from the SIGSTOP, " + r.unrecovered() + " never granted again to another process.");
+            }
+            case STALE_READS -> {
+                StaleReadRounds.Figures stale = result.staleReads();
+                yield Optional.of(result.scenario().title() + ": " + stale.rounds() + " rounds, " + stale.kills() + " holders killed"
+                        + " (their replacements' sessions missing from the next snapshot); " + stale.longHoldsMet() + " long holds under a"
+                        + " session the snapshot lacked met; " + stale.elections() + " elections ("
+                        + stale.electionsOnTheirRead() + " of the stale ones begun at the read they were armed for); "
+                        + stale.staleReads() + " majority reads answered from a snapshot: " + stale.staleSessionReads()
+                        + " of sessions (" + stale.sessionsNotFound() + " not found), " + stale.staleLockReads() + " of locks ("
+                        + stale.locksNotFound() + " not found), " + stale.staleFloorReads() + " of the token floor ("
+                        + stale.floorsNotFound() + " not found); " + stale.idleLocksRemoved() + " idle lock documents removed; "
+                        + stale.lostReplies() + " answers lost, " + stale.rolledBackWrites() + " writes rolled back, "
+                        + stale.keptWrites() + " kept (a later answered write covered them), " + stale.unchangedWrites()
+                        + " had changed nothing"
+                        + (stale.layerProblems().isEmpty() ? "" : "; problems in the layer: " + stale.layerProblems()) + ".");
             }
             default -> Optional.empty();
         };

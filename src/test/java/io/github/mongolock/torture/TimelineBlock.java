@@ -1,5 +1,6 @@
 package io.github.mongolock.torture;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,6 +27,9 @@ final class TimelineBlock {
     private static final double AXIS = 30;
     private static final String TEXT = TimelinePicture.TEXT;
     private static final String MUTED = "#555555";
+    /** A write's answer lost (and rolled back), and a stale window, in the network strip. */
+    static final String LOST_REPLY = "#b35806";
+    static final String STALE_WINDOW = "#6a3d9a";
 
     private final SvgWriter svg;
     private final Timeline timeline;
@@ -220,18 +224,35 @@ final class TimelineBlock {
 
     /** Connections reset (ticks) and stalled (bars), and MongoDB down (a labelled box, drawn over them). */
     private void network(TimeAxis axis, double top) {
-        for (NetworkFault fault : timeline.network()) {
+        // Stale windows first: the ticks inside them are drawn over them.
+        List<NetworkFault> network = timeline.network().stream()
+                .sorted(Comparator.comparing(fault -> fault.kind() != NetworkFault.Kind.STALE_WINDOW)).toList();
+        for (NetworkFault fault : network) {
             if (!axis.shows(fault.at(), fault.until())) {
                 continue;
             }
-            if (fault.kind() == NetworkFault.Kind.CUT) {
-                double x = axis.x(fault.at());
-                svg.element("line", "a connection reset at " + axis.seconds(fault.at()) + " s", "x1", x, "y1", top + 2,
-                        "x2", x, "y2", top + STRIP, "stroke", "#000000", "stroke-width", 1.2);
-            } else {
-                svg.element("rect", "a connection stalled " + axis.span(fault.at(), fault.until()), "x", axis.x(fault.at()),
-                        "y", top + 7, "width", Math.max(axis.width(fault.at(), fault.until()), 1), "height", 4,
-                        "fill", "#555555", "fill-opacity", 0.6);
+            switch (fault.kind()) {
+                case CUT -> {
+                    double x = axis.x(fault.at());
+                    svg.element("line", "a connection reset at " + axis.seconds(fault.at()) + " s", "x1", x, "y1", top + 2,
+                            "x2", x, "y2", top + STRIP, "stroke", "#000000", "stroke-width", 1.2);
+                }
+                case STALL -> svg.element("rect", "a connection stalled " + axis.span(fault.at(), fault.until()),
+                        "x", axis.x(fault.at()), "y", top + 7, "width", Math.max(axis.width(fault.at(), fault.until()), 1),
+                        "height", 4, "fill", "#555555", "fill-opacity", 0.6);
+                case LOST_REPLY, ROLLED_BACK -> {
+                    double x = axis.x(fault.at());
+                    boolean rolledBack = fault.kind() == NetworkFault.Kind.ROLLED_BACK;
+                    svg.element("line", null, "x1", x, "y1", top + 5, "x2", x, "y2", top + STRIP, "stroke", LOST_REPLY,
+                            "stroke-width", 1.2);
+                    svg.element("circle", (rolledBack ? "a write applied, its answer lost, rolled back by an election at "
+                            : "a write applied and its answer lost at ") + axis.seconds(fault.at()) + " s", "cx", x,
+                            "cy", top + 4, "r", 2.5, "fill", rolledBack ? LOST_REPLY : "#ffffff", "stroke", LOST_REPLY);
+                }
+                case STALE_WINDOW -> svg.element("rect", "an election: majority reads answered from an older snapshot "
+                                + axis.span(fault.at(), fault.until()), "x", axis.x(fault.at()), "y", top + 2,
+                        "width", Math.max(axis.width(fault.at(), fault.until()), 1), "height", STRIP - 4,
+                        "fill", STALE_WINDOW, "fill-opacity", 0.35);
             }
         }
         for (FaultEvent fault : timeline.faults()) {

@@ -73,6 +73,18 @@ final class TimelineLegend {
                         "fill-opacity", 0.6);
             }, "a connection stalled (its bytes held)"));
         }
+        if (has(timeline, NetworkFault.Kind.LOST_REPLY) || has(timeline, NetworkFault.Kind.ROLLED_BACK)) {
+            items.add(new Item((x, y) -> {
+                svg.element("line", null, "x1", x + 15, "y1", y + 5, "x2", x + 15, "y2", y + 15, "stroke",
+                        TimelineBlock.LOST_REPLY, "stroke-width", 1.2);
+                svg.element("circle", null, "cx", x + 15, "cy", y + 4, "r", 2.5, "fill", "#ffffff", "stroke",
+                        TimelineBlock.LOST_REPLY);
+            }, "a write applied, its answer lost (filled: rolled back by an election)"));
+        }
+        if (has(timeline, NetworkFault.Kind.STALE_WINDOW)) {
+            items.add(new Item((x, y) -> svg.element("rect", null, "x", x + 2, "y", y + 2, "width", 27, "height", 12,
+                    "fill", TimelineBlock.STALE_WINDOW, "fill-opacity", 0.35), "after an election: majority reads stale"));
+        }
         if (timeline.has(FaultEvent.Kind.CLOCK_STEP)) {
             items.add(new Item((x, y) -> {
                 svg.element("line", null, "x1", x + 3, "y1", y, "x2", x + 3, "y2", y + 16, "stroke", "#555555",
@@ -121,6 +133,12 @@ final class TimelineLegend {
                 "connection reset", "connections reset");
         count(counts, timeline.network().stream().filter(f -> f.kind() == NetworkFault.Kind.STALL).count(),
                 "connection stalled", "connections stalled");
+        count(counts, timeline.network().stream().filter(f -> f.kind() == NetworkFault.Kind.STALE_WINDOW).count(),
+                "election with stale reads", "elections with stale reads");
+        count(counts, timeline.network().stream().filter(f -> f.kind() == NetworkFault.Kind.LOST_REPLY).count(),
+                "write whose answer was lost", "writes whose answers were lost");
+        count(counts, timeline.network().stream().filter(f -> f.kind() == NetworkFault.Kind.ROLLED_BACK).count(),
+                "write rolled back", "writes rolled back");
         count(counts, timeline.faults().stream().filter(f -> f.kind() == FaultEvent.Kind.CLOCK_STEP).count(),
                 "database clock step", "database clock steps");
         count(counts, timeline.closes().size(), "lock manager closed by its worker", "lock managers closed by their workers");
@@ -131,5 +149,9 @@ final class TimelineLegend {
         if (n > 0) {
             counts.add(n + " " + (n == 1 ? one : many));
         }
+    }
+
+    private static boolean has(Timeline timeline, NetworkFault.Kind kind) {
+        return timeline.network().stream().anyMatch(f -> f.kind() == kind);
     }
 }

@@ -1,6 +1,7 @@
 package io.github.mongolock.torture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -128,6 +129,28 @@ class TimelinePictureTest {
             assertTrue(texts.contains(legend), "legend lacks " + legend);
         }
         assertTrue(texts.stream().noneMatch(t -> t.contains("database clock")), "no clock step, no clock strip");
+    }
+
+    @Test
+    void theReplicaSetLayersStaleWindowsLostAnswersAndRollbacksAreDrawnInTheNetworkStrip() throws Exception {
+        List<NetworkFault> layer = List.of(new NetworkFault(NetworkFault.Kind.STALE_WINDOW, at(2.0), at(3.5)),
+                new NetworkFault(NetworkFault.Kind.LOST_REPLY, at(2.5), at(2.5)),
+                new NetworkFault(NetworkFault.Kind.ROLLED_BACK, at(4.0), at(4.0)));
+        Timeline timeline = Timeline.ofSections("made-up stale reads", ORIGIN, List.of("w0.0", "w1.0"), List.of("lock-0"),
+                List.of(held("w0.0", 1, 1.0, 1.2), held("w1.0", 2, 4.5, 4.7)), List.of(), layer, List.of(), "Checker: made up.");
+        Element svg = parse(TimelinePicture.render(timeline, ORIGIN, timeline.end(), "whole run"));
+
+        // Each in the overview, and again in the zoom on two seconds of the middle where it falls in it.
+        assertFalse(titled("rect", "an election: majority reads answered from an older snapshot 2.000 to 3.500 s", svg).isEmpty());
+        assertFalse(titled("circle", "a write applied and its answer lost at 2.500 s", svg).isEmpty());
+        assertFalse(titled("circle", "a write applied, its answer lost, rolled back by an election at 4.000 s", svg).isEmpty());
+        List<String> texts = texts(svg);
+        for (String legend : List.of("after an election: majority reads stale",
+                "a write applied, its answer lost (filled: rolled back by an election)")) {
+            assertTrue(texts.contains(legend), "legend lacks " + legend + ": " + texts);
+        }
+        assertTrue(texts.stream().anyMatch(t -> t.contains("1 election with stale reads, 1 write whose answer was lost,"
+                + " 1 write rolled back")), texts::toString);
     }
 
     @Test

@@ -99,6 +99,19 @@ class TortureTest {
                     () -> assertTrue(r.toldLost() + r.pauseVictims().grantsNeverReceived() >= config.locksPerWorker(),
                             where + "the paused holders were not told of their losses: " + r.toldLost() + " told, "
                                     + r.pauseVictims().grantsNeverReceived() + " grants never received"));
+            // Sharp, not vacuous: the windows met waiters reading sessions the snapshot lacked, and writes were rolled back.
+            case STALE_READS -> {
+                StaleReadRounds.Figures f = result.staleReads();
+                assertAll(where,
+                        () -> assertEquals(List.of(), f.layerProblems(), where + "problems inside the fault layer"),
+                        () -> assertTrue(f.elections() >= 2, where + "too few elections: " + f),
+                        () -> assertTrue(f.staleSessionReads() > 0, where + "no session read was stale: " + f),
+                        () -> assertTrue(f.sessionsNotFound() > 0, where + "no stale session read found nothing: " + f),
+                        () -> assertTrue(f.longHoldsMet() > 0, where + "no election met a long hold under a missing session: " + f),
+                        () -> assertTrue(f.idleLocksRemoved() > 0, where + "the clean-up removed no lock document: " + f),
+                        () -> assertTrue(f.lostReplies() > 0, where + "no answer was lost: " + f),
+                        () -> assertTrue(f.rolledBackWrites() > 0, where + "no write was rolled back: " + f));
+            }
             case OUTAGE -> assertAll(where,
                     () -> assertTrue(result.faultEvents() >= 1, where + "no outage was injected"),
                     () -> assertTrue(r.storeFailures() >= 1, where + "no acquire failed with LockStoreException"),

@@ -36,6 +36,8 @@ import java.util.function.Supplier;
  * {@link CriticalSection}, release over {@code locks} lock names;</li>
  * <li>{@code LONG_HOLDS}: the same, one section in {@value #LONG_HOLD_ONE_IN} holding its lock for 1 to 2
  * leases;</li>
+ * <li>{@code MEDIUM_HOLDS}: the same, one section in {@value #MEDIUM_HOLD_ONE_IN} holding its lock for
+ * {@value #MEDIUM_HOLD_MIN_MICROS}-{@value #MEDIUM_HOLD_MAX_MICROS} microseconds;</li>
  * <li>{@code SHUTDOWN}: the same loop, while a driver thread closes the lock manager every 1-2 s and
  * builds a new one ({@link ManagerGenerations}); a thread told the manager is closed moves to the
  * new one;</li>
@@ -55,6 +57,10 @@ public final class TortureWorker {
     private static final int LONG_SECTION_ONE_IN = 12;
     /** One LONG_HOLDS section in this many holds its lock for 1 to 2 leases (most of the time a lock is held, it is by one of these). */
     static final int LONG_HOLD_ONE_IN = 30;
+    /** One MEDIUM_HOLDS section in this many holds its lock for 0.1 to 0.4 s: long enough for a waiter's reads to meet it. */
+    static final int MEDIUM_HOLD_ONE_IN = 5;
+    static final int MEDIUM_HOLD_MIN_MICROS = 100_000;
+    static final int MEDIUM_HOLD_MAX_MICROS = 400_000;
 
     private final WorkerSettings settings;
     private final HistoryWriter history;
@@ -86,7 +92,7 @@ public final class TortureWorker {
         MongoDatabase database = counterClient.getDatabase(settings.database());
         try {
             switch (settings.workload()) {
-                case LOOP, LONG_HOLDS -> runLoop(settings, history, listener, lostTokens, database);
+                case LOOP, LONG_HOLDS, MEDIUM_HOLDS -> runLoop(settings, history, listener, lostTokens, database);
                 case SHUTDOWN -> runShutdown(settings, history, listener, lostTokens, database);
                 case LEADER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
@@ -151,10 +157,15 @@ public final class TortureWorker {
             managerCloser = coordinator::close;
         }
         int leaseMicros = (int) Math.min(settings.leaseMs() * 1_000, Integer.MAX_VALUE / 2);
+        boolean medium = settings.workload() == WorkerSettings.Workload.MEDIUM_HOLDS;
+        int longOneIn = switch (settings.workload()) {
+            case LONG_HOLDS -> LONG_HOLD_ONE_IN;
+            case MEDIUM_HOLDS -> MEDIUM_HOLD_ONE_IN;
+            default -> 0;
+        };
         CriticalSection section = new CriticalSection(settings, history,
-                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false,
-                settings.workload() == WorkerSettings.Workload.LONG_HOLDS ? LONG_HOLD_ONE_IN : 0, leaseMicros,
-                2 * leaseMicros);
+                database.getCollection(WorkerSettings.COUNTERS_COLLECTION), lostTokens, owner -> false, longOneIn,
+                medium ? MEDIUM_HOLD_MIN_MICROS : leaseMicros, medium ? MEDIUM_HOLD_MAX_MICROS : 2 * leaseMicros);
         try {
             new TortureWorker(settings, history, () -> manager, section).runThreads();
         } finally {

@@ -28,6 +28,11 @@ record WorkerSettings(String uri, String database, String process, int threads, 
          * leases, through several renewals: a step of the database's clock then meets a live holder.
          */
         LONG_HOLDS,
+        /**
+         * As LOOP, but one section in {@link TortureWorker#MEDIUM_HOLD_ONE_IN} holds its lock for 0.1-0.4 s: a
+         * waiter that reads such a hold's session from a stale snapshot meets a live holder.
+         */
+        MEDIUM_HOLDS,
         /** As LOOP, while a driver thread closes the lock manager every 1-2 s and builds a new one ({@link ManagerGenerations}). */
         SHUTDOWN,
         /** A small pool acquires, detaches and hands each hold to another task that finishes it ({@link HandoverWorkload}). */
