@@ -79,8 +79,12 @@ class CrashRecoveryCostTest {
             System.out.printf("[crash recovery cost] first lock (watch + session end): %s; the other %d: %s%n",
                     afterFirst, LOCKS - 1, commands);
             int others = LOCKS - 1;
-            assertEquals(Map.of("findAndModify", 2 * others, "aggregate", others, "find", others), commands,
-                    "per lock: a failed upsert, the lock read, the session read (ended) and the takeover, nothing more");
+            // Per lock: a failed upsert, the lock read, the session read (ended), the takeover, and the token floor's
+            // read (a findAndModify that changes nothing): the crashed manager created these documents and never
+            // released them, so each still waits for a grant to apply the floor (issue 31). No session write: the
+            // survivor ended that session once, by a compare-and-set, and remembers it.
+            assertEquals(Map.of("findAndModify", 3 * others, "aggregate", others, "find", others), commands,
+                    "per lock: a failed upsert, the lock read, the session read (ended), the takeover and the floor read, nothing more");
             assertEquals(1, afterFirst.getOrDefault("update(end)", 0), "one session end for all of them: " + afterFirst);
             for (LockSession lock : taken) {
                 assertTrue(lock.isHeld(), lock.name());

@@ -13,8 +13,8 @@ import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.DeadHolder;
 import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.SteppedClockStandIn;
+import io.github.mongolock.testing.TestMongo;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,29 +24,29 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two measurements of issue 10, against the stand-in with its wall clock stepped by libfaketime:
+ * The two measurements of issue 10, against the stand-in with its wall clock stepped by the test
+ * ({@link SteppedClockStandIn}: in its own JVM, mongo-java-server's reads of the wall clock follow an offset):
  * a forward step must not hand a live holder's lock to another manager, and a backward step must not
  * keep a dead holder's lock blocked longer than lease + renewal interval after the waiter first saw it.
  */
 class ServerClockStepTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
+    private static TestMongo mongo;
     private static SteppedClockStandIn standIn;
     private static MongoClient client;
 
     @BeforeAll
-    static void start() throws Exception {
-        standIn = SteppedClockStandIn.start(Path.of("target", "stepped-clock"));
-        client = MongoClients.create(standIn.uri());
+    static void start() {
+        mongo = TestMongo.startSteppedClock(Path.of("target", "stepped-clock"));
+        standIn = mongo.steppedClock().orElseThrow();
+        client = mongo.client();
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (standIn != null) {
-            standIn.close();
+        if (mongo != null) {
+            mongo.close();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.mongolock.cdi;
 
 import com.mongodb.ConnectionString;
+import io.github.mongolock.mongo.ConnectionStringText;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import io.github.mongolock.LockListener;
@@ -203,12 +204,17 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         try {
             new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            problems.add(CdiMessages.badUri(URI, redact(uri), invalid.getMessage()));
+            problems.add(CdiMessages.badUri(URI, ConnectionStringText.redacted(uri), ConnectionStringText.invalidBecause(uri, invalid)));
         }
     }
 
-    /** Hides credentials: {@code mongodb://user:secret@host} becomes {@code mongodb://***@host}. */
-    static String redact(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+    /** The settings as they may be logged: the connection string without its credentials. */
+    @Override
+    public String toString() {
+        return "LockManagerSettings[uri=" + uri.map(ConnectionStringText::redacted) + ", database=" + database
+                + ", collection=" + collection + ", leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", storeTimeout="
+                + storeTimeout + ", instanceId=" + instanceId + ", interceptorPriority=" + interceptorPriority
+                + ", pushWakeUp=" + pushWakeUp + ", metrics=" + metrics + ", idleLockAge=" + idleLockAge
+                + ", idleCheckInterval=" + idleCheckInterval + "]";
     }
 }

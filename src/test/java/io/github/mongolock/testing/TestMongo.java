@@ -114,9 +114,9 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
     }
 
     /**
-     * The stand-in in a JVM of its own under libfaketime, whose wall clock the caller steps through
-     * {@link #steppedClock()}; closing this stops it. Fails, naming the Debian package {@code faketime},
-     * where libfaketime is missing.
+     * The stand-in in a JVM of its own whose wall clock the caller steps through {@link #steppedClock()}
+     * (see {@link SteppedClockStandIn}: mongo-java-server's reads of the wall clock are redirected to an
+     * offset clock in that JVM, nothing outside the build is needed); closing this stops it.
      */
     public static TestMongo startSteppedClock(Path workDir) {
         SteppedClockStandIn standIn;
@@ -193,8 +193,7 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
             case TESTCONTAINERS -> "Testcontainers mongo:7 at " + uri;
             case STAND_IN -> "in-process stand-in de.bwaldvogel:mongo-java-server (memory backend) at " + uri
                     + " (not real MongoDB: set MONGOLOCK_TEST_URI to test against one)";
-            case STEPPED_CLOCK_STAND_IN -> "stand-in de.bwaldvogel:mongo-java-server in a JVM of its own under libfaketime"
-                    + " (its wall clock is stepped) at " + uri;
+            case STEPPED_CLOCK_STAND_IN -> steppedClock.describe();
         };
     }
 

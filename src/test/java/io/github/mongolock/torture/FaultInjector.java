@@ -202,11 +202,10 @@ final class FaultInjector {
     }
 
     /**
-     * Sets the database clock's offset from the real time to {@code offset} and returns at once: the
-     * clock follows within {@link SteppedClockStandIn#FOLLOWS_WITHIN}, so a caller that wants the offset
-     * in force waits that long (or kills a holder meanwhile, whose dead lease then runs under the new
-     * offset). The step in force before is recorded now, as a {@link FaultEvent.Kind#CLOCK_STEP}
-     * lasting until this write.
+     * Sets the database clock's offset from the real time to {@code offset} and returns once the
+     * database has applied it ({@link SteppedClockStandIn#setOffset}): the new step counts as in force
+     * from then. The step in force before is recorded now, as a {@link FaultEvent.Kind#CLOCK_STEP}
+     * lasting until this call began.
      */
     void stepServerClock(SteppedClockStandIn standIn, Duration offset) {
         long written = System.nanoTime();
@@ -216,14 +215,14 @@ final class FaultInjector {
             throw new UncheckedIOException("cannot step the database's clock", failed);
         }
         endClockStep(written);
-        clockStep = new long[] {offset.toMillis(), written, written + SteppedClockStandIn.FOLLOWS_WITHIN.toNanos()};
+        clockStep = new long[] {offset.toMillis(), written, System.nanoTime()};
     }
 
     /**
      * Reads the database's {@code $$NOW} until it shows the clock step in force (within half the distance
-     * to the offset before, at most a second), and records when the answer that showed it arrived as the
-     * step's {@code signalled}; until {@code deadline}, after which the step keeps the assumed
-     * {@link SteppedClockStandIn#FOLLOWS_WITHIN} after its writing.
+     * to the offset before, at most a second), or until {@code deadline}: the step seen end to end, through
+     * the protocol's own clock. The step's {@code signalled} stays the earlier time the database confirmed
+     * the offset.
      *
      * @return whether the database's clock was seen at the new offset
      */
@@ -239,11 +238,10 @@ final class FaultInjector {
                     Aggregates.addFields(new Field<>("serverNow", "$$NOW")))).first();
             long after = System.currentTimeMillis();
             if (now == null) {
-                break; // no lock document yet to read the time with: keep the assumed time
+                break; // no lock document yet to read the time with
             }
             long serverNow = now.getDate("serverNow").getTime();
             if (serverNow - offsetMillis >= before - tolerance && serverNow - offsetMillis <= after + tolerance) {
-                clockStep[2] = System.nanoTime();
                 return true;
             }
             sleepUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * The torture scenarios: one fault each, all of them together, two of the lock's own lifecycle
  * (managers closed under load, holds handed over between pooled threads), and the database's wall
- * clock stepped forward and back (a stand-in of its own under libfaketime), a leader election whose
+ * clock stepped forward and back (a stand-in of its own, in its own JVM, whose reads of the wall clock
+ * follow an offset the test sets: {@code testing.SteppedClockStandIn}), a leader election whose
  * leader is killed, paused and cut off, workers each holding a few hundred locks at once under one
  * session, paused and killed, and a replica set's weaker behaviours (stale reads after elections, lost
  * answers, rollbacks) injected by {@link io.github.mongolock.testing.ReplicaSetFaults}.

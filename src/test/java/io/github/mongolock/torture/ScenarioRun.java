@@ -48,7 +48,7 @@ final class ScenarioRun {
 
     /**
      * Runs the scenario against the shared MongoDB, or, where the scenario steps the database's clock,
-     * against a stand-in of its own in its own JVM under libfaketime, stopped afterwards.
+     * against a stand-in of its own in its own JVM ({@link SteppedClockStandIn}), stopped afterwards.
      */
     ScenarioResult run() {
         if (!scenario.stepsServerClock()) {
@@ -274,14 +274,13 @@ final class ScenarioRun {
      * least a lease, and watched until the database's {@code $$NOW} shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
      * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
      * holder is killed: once the clock is seen there (the whole kill runs under it), or right after the
-     * step is written (the victim's last renewal was stamped by the clock before the step, and its dead
+     * database confirmed the step (the victim's last renewal was stamped by the clock before the step, and its dead
      * lease and the takeover run as the clock steps back: the earlier protocol, which compared
      * {@code renewedAt + lease} with {@code $$NOW}, kept such a lock blocked for the step's length on top
      * of the lease). Ends with the clock back at the real time.
      */
     private void stepServerClock(FaultInjector faults, long until, SteppedClockStandIn clock) {
         List<Scenario.ClockStep> steps = Scenario.clockSteps(config.lease());
-        long follows = SteppedClockStandIn.FOLLOWS_WITHIN.toNanos();
         // Each offset holds for at least a lease: every live holder renews about 3 times under it.
         long dwell = config.lease().toNanos();
         Duration current = Duration.ZERO;
@@ -301,7 +300,7 @@ final class ScenarioRun {
                         faults.awaitClockFollows(written + dwell);
                         faults.killHolder();
                     }
-                    // Its follow is not watched (the kill takes the time): it counts as followed FOLLOWS_WITHIN after writing.
+                    // Its follow is not watched (the kill takes the time): it counts as in force from the database's confirmation.
                     case AT_STEP -> faults.killHolder();
                     case NONE -> faults.awaitClockFollows(written + dwell);
                 }
@@ -312,7 +311,6 @@ final class ScenarioRun {
                 long written = System.nanoTime();
                 faults.stepServerClock(clock, Duration.ZERO);
                 faults.awaitClockFollows(written + dwell);
-                FaultInjector.sleepUntil(written + follows);
             }
             faults.endClockSteps();
         }
