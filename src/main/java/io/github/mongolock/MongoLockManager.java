@@ -10,7 +10,6 @@ import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.mongo.MongoReleaseFeed;
-import io.github.mongolock.mongo.ConnectionStringText;
 import io.github.mongolock.mongo.IdleLockCleaner;
 import io.github.mongolock.mongo.MongoLockStore;
 import java.time.Duration;
@@ -344,11 +343,9 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             try {
                 return new ConnectionString(uri);
             } catch (IllegalArgumentException invalid) {
-                // No cause where the string carries credentials: the driver's message may quote part of a password.
-                throw new LockConfigurationException("MongoDB URI \"" + ConnectionStringText.redacted(uri) + "\" is not valid: "
-                        + ConnectionStringText.invalidBecause(uri, invalid)
-                        + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...",
-                        ConnectionStringText.carriesSecrets(uri) ? null : invalid);
+                throw new LockConfigurationException("MongoDB URI \"" + redact(uri) + "\" is not valid: "
+                        + invalid.getMessage() + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...",
+                        invalid);
             }
         }
 
@@ -397,5 +394,8 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 4);
         }
 
+        private static String redact(String uri) {
+            return uri.replaceAll("//[^@/]*@", "//***@");
+        }
     }
 }

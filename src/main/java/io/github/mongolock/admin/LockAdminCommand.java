@@ -8,7 +8,6 @@ import io.github.mongolock.ForceReleaseRefusedException;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockException;
 import io.github.mongolock.MongoLockManager;
-import io.github.mongolock.mongo.ConnectionStringText;
 import io.github.mongolock.mongo.ForcedRelease;
 import io.github.mongolock.mongo.LockAdmin;
 import io.github.mongolock.mongo.LockState;
@@ -17,6 +16,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The operator's command line over {@link LockAdmin}: {@code list}, {@code inspect NAME} and
@@ -54,6 +54,8 @@ public final class LockAdminCommand {
     private LockAdminCommand() {
     }
 
+    /** A connection string's user information: {@code scheme://user:password@}. */
+    private static final Pattern CREDENTIALS = Pattern.compile("^[^:/]*://[^?]*@");
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -142,10 +144,15 @@ public final class LockAdminCommand {
         try {
             return new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            // The driver's message can quote part of a badly escaped password: an operator's terminal, shell history
-            // and log collectors must never see it.
-            throw new AdminArguments.UsageError("--uri \"" + ConnectionStringText.redacted(uri)
-                    + "\" is not a MongoDB connection string: " + ConnectionStringText.invalidBecause(uri, invalid));
+            if (CREDENTIALS.matcher(uri).find()) {
+                // The driver's message can quote part of a badly escaped password: an operator's terminal, shell
+                // history and log collectors must never see it.
+                throw new AdminArguments.UsageError("--uri is not a MongoDB connection string (its detail is left out: the"
+                        + " URI carries credentials). Check that the user name and password are percent-escaped (':', '@',"
+                        + " '/', '%' as %3A, %40, %2F, %25), that the port is a number and the options are known; the URI"
+                        + " without credentials shows the driver's detail.");
+            }
+            throw new AdminArguments.UsageError("--uri is not a MongoDB connection string: " + invalid.getMessage());
         }
     }
 

@@ -1,7 +1,6 @@
 package io.github.mongolock.cdi;
 
 import com.mongodb.ConnectionString;
-import io.github.mongolock.mongo.ConnectionStringText;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import io.github.mongolock.LockListener;
@@ -204,17 +203,12 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         try {
             new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            problems.add(CdiMessages.badUri(URI, ConnectionStringText.redacted(uri), ConnectionStringText.invalidBecause(uri, invalid)));
+            problems.add(CdiMessages.badUri(URI, redact(uri), invalid.getMessage()));
         }
     }
 
-    /** The settings as they may be logged: the connection string without its credentials. */
-    @Override
-    public String toString() {
-        return "LockManagerSettings[uri=" + uri.map(ConnectionStringText::redacted) + ", database=" + database
-                + ", collection=" + collection + ", leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", storeTimeout="
-                + storeTimeout + ", instanceId=" + instanceId + ", interceptorPriority=" + interceptorPriority
-                + ", pushWakeUp=" + pushWakeUp + ", metrics=" + metrics + ", idleLockAge=" + idleLockAge
-                + ", idleCheckInterval=" + idleCheckInterval + "]";
+    /** Hides credentials: {@code mongodb://user:secret@host} becomes {@code mongodb://***@host}. */
+    static String redact(String uri) {
+        return uri.replaceAll("//[^@/]*@", "//***@");
     }
 }
