@@ -155,4 +155,29 @@ class OpenTelemetryLockMetricsTest {
             assertEquals(1, point(metric(all, "mongolock.acquire.duration"), acquire("ungrouped", "failed")).getCount());
         }
     }
+
+    /**
+     * Issue 34: a manager built from a URI with a password (the stand-in asks for none, a real server refuses it):
+     * no metric name, description or attribute shows anything of it, whether the calls succeed or fail.
+     */
+    @Test
+    void noMetricShowsTheUrisPassword() {
+        String password = "Top/Secret";
+        String uri = io.github.mongolock.testing.SecretLeaks.withCredentials(mongo.uri(), "admin",
+                io.github.mongolock.testing.SecretLeaks.encoded(password));
+        try (MongoLockManager manager = MongoLockManager.builder().uri(uri).database(database).metrics(metrics)
+                .storeTimeout(Duration.ofSeconds(2)).waitTime(Duration.ZERO).build()) {
+            for (int i = 0; i < 3; i++) {
+                try {
+                    manager.tryAcquire("job-" + i, LockOptions.defaults().metricsGroup("job")).ifPresent(LockSession::close);
+                } catch (io.github.mongolock.LockException refused) {
+                    io.github.mongolock.testing.SecretLeaks.assertNothingOf(password, "the failure",
+                            io.github.mongolock.testing.SecretLeaks.chain(refused));
+                }
+            }
+            Collection<MetricData> all = reader.collectAllMetrics();
+            assertTrue(!all.isEmpty(), "something was recorded");
+            io.github.mongolock.testing.SecretLeaks.assertNothingOf(password, "the metrics", all.toString());
+        }
+    }
 }
