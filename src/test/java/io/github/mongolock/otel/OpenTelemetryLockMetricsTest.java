@@ -180,4 +180,42 @@ class OpenTelemetryLockMetricsTest {
             io.github.mongolock.testing.SecretLeaks.assertNothingOf(password, "the metrics", all.toString());
         }
     }
+
+    /**
+     * Issue 34: an application that makes every lock name its own group (a name per request) does not make the
+     * locks-held gauge remember every group forever: groups that hold nothing are reported as 0 only up to
+     * {@value OpenTelemetryLockMetrics#MAX_IDLE_GROUPS} of them. Seen failing before: 2,000 points (the SDK's own
+     * cardinality limit cut the 3,000 groups the gauge kept and reported).
+     */
+    @Test
+    void theLocksHeldGaugeForgetsIdleGroupsPastItsBound() throws Exception {
+        String[] holding = {"none"};
+        io.github.mongolock.LockMetrics.Observed manager = new io.github.mongolock.LockMetrics.Observed() {
+            @Override
+            public String instanceId() {
+                return "stub";
+            }
+
+            @Override
+            public java.util.Map<String, Long> locksHeldByGroup() {
+                return java.util.Map.of(holding[0], 1L);
+            }
+
+            @Override
+            public String pushWakeUp() {
+                return "IDLE";
+            }
+        };
+        try (AutoCloseable observed = metrics.observe(manager)) {
+            for (int i = 0; i < 3_000; i++) {
+                holding[0] = "request-" + i;
+                reader.collectAllMetrics();
+            }
+            MetricData held = metric(reader.collectAllMetrics(), "mongolock.locks.held");
+            long points = held.getLongGaugeData().getPoints().size();
+            assertTrue(points <= OpenTelemetryLockMetrics.MAX_IDLE_GROUPS + 1, "points of the gauge: " + points);
+            assertEquals(1, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "request-2999")), "the group holding now");
+            assertEquals(0, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "request-2998")), "a recent idle group");
+        }
+    }
 }
