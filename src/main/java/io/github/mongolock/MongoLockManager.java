@@ -12,6 +12,7 @@ import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.mongo.MongoReleaseFeed;
 import io.github.mongolock.mongo.IdleLockCleaner;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.mongo.RedactedUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -343,9 +344,11 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             try {
                 return new ConnectionString(uri);
             } catch (IllegalArgumentException invalid) {
-                throw new LockConfigurationException("MongoDB URI \"" + redact(uri) + "\" is not valid: "
-                        + invalid.getMessage() + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...",
-                        invalid);
+                RedactedUri shown = RedactedUri.of(uri);
+                String message = "MongoDB URI \"" + shown + "\" is not valid: " + shown.refusal(invalid)
+                        + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...";
+                throw shown.safeCause(invalid).map(cause -> new LockConfigurationException(message, cause))
+                        .orElseGet(() -> new LockConfigurationException(message));
             }
         }
 
@@ -392,10 +395,6 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
                 host = "host";
             }
             return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 4);
-        }
-
-        private static String redact(String uri) {
-            return uri.replaceAll("//[^@/]*@", "//***@");
         }
     }
 }

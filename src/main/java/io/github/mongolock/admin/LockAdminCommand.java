@@ -11,12 +11,12 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.mongo.ForcedRelease;
 import io.github.mongolock.mongo.LockAdmin;
 import io.github.mongolock.mongo.LockState;
+import io.github.mongolock.mongo.RedactedUri;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
  * The operator's command line over {@link LockAdmin}: {@code list}, {@code inspect NAME} and
@@ -53,9 +53,6 @@ public final class LockAdminCommand {
 
     private LockAdminCommand() {
     }
-
-    /** A connection string's user information: {@code scheme://user:password@}. */
-    private static final Pattern CREDENTIALS = Pattern.compile("^[^:/]*://[^?]*@");
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -144,15 +141,11 @@ public final class LockAdminCommand {
         try {
             return new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            if (CREDENTIALS.matcher(uri).find()) {
-                // The driver's message can quote part of a badly escaped password: an operator's terminal, shell
-                // history and log collectors must never see it.
-                throw new AdminArguments.UsageError("--uri is not a MongoDB connection string (its detail is left out: the"
-                        + " URI carries credentials). Check that the user name and password are percent-escaped (':', '@',"
-                        + " '/', '%' as %3A, %40, %2F, %25), that the port is a number and the options are known; the URI"
-                        + " without credentials shows the driver's detail.");
-            }
-            throw new AdminArguments.UsageError("--uri is not a MongoDB connection string: " + invalid.getMessage());
+            // The driver's message can quote part of a badly escaped password: an operator's terminal, shell history
+            // and log collectors must never see it (RedactedUri leaves it out then).
+            RedactedUri shown = RedactedUri.of(uri);
+            throw new AdminArguments.UsageError("--uri \"" + shown + "\" is not a MongoDB connection string: "
+                    + shown.refusal(invalid));
         }
     }
 
@@ -165,6 +158,7 @@ public final class LockAdminCommand {
         } catch (DateTimeParseException invalid) {
             // reported below, with the rule
         }
-        throw new AdminArguments.UsageError("--timeout " + value + " is not valid: expected a positive ISO-8601 duration, e.g. PT10S");
+        throw new AdminArguments.UsageError("--timeout " + RedactedUri.of(value) + " is not valid: expected a positive"
+                + " ISO-8601 duration, e.g. PT10S");
     }
 }

@@ -9,6 +9,7 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.memory.InMemoryLockManager;
 import io.github.mongolock.memory.InMemoryLocks;
+import io.github.mongolock.mongo.RedactedUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,12 +204,18 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         try {
             new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            problems.add(CdiMessages.badUri(URI, redact(uri), invalid.getMessage()));
+            RedactedUri shown = RedactedUri.of(uri);
+            problems.add(CdiMessages.badUri(URI, shown.toString(), shown.refusal(invalid)));
         }
     }
 
-    /** Hides credentials: {@code mongodb://user:secret@host} becomes {@code mongodb://***@host}. */
-    static String redact(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+    /** The settings as they may be logged: the URI's credentials and secret options hidden ({@link RedactedUri}). */
+    @Override
+    public String toString() {
+        return "LockManagerSettings[uri=" + uri.map(value -> RedactedUri.of(value).toString()).orElse("(the MongoClient bean)")
+                + ", database=" + database.orElse("(from the URI)") + ", collection=" + collection + ", leaseTime=" + leaseTime
+                + ", waitTime=" + waitTime + ", storeTimeout=" + storeTimeout + ", instanceId=" + instanceId.orElse("(generated)")
+                + ", interceptorPriority=" + interceptorPriority + ", pushWakeUp=" + pushWakeUp + ", metrics=" + metrics
+                + ", idleLockAge=" + idleLockAge + ", idleCheckInterval=" + idleCheckInterval + "]";
     }
 }
