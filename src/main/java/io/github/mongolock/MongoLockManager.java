@@ -10,9 +10,9 @@ import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.mongo.MongoReleaseFeed;
-import io.github.mongolock.mongo.ConnectionStringText;
 import io.github.mongolock.mongo.IdleLockCleaner;
 import io.github.mongolock.mongo.MongoLockStore;
+import io.github.mongolock.mongo.RedactedUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -344,11 +344,11 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             try {
                 return new ConnectionString(uri);
             } catch (IllegalArgumentException invalid) {
-                // No cause where the string carries credentials: the driver's message may quote part of a password.
-                throw new LockConfigurationException("MongoDB URI \"" + ConnectionStringText.redacted(uri) + "\" is not valid: "
-                        + ConnectionStringText.invalidBecause(uri, invalid)
-                        + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...",
-                        ConnectionStringText.carriesSecrets(uri) ? null : invalid);
+                RedactedUri shown = RedactedUri.of(uri);
+                String message = "MongoDB URI \"" + shown + "\" is not valid: " + shown.refusal(invalid)
+                        + " Expected mongodb://host[:port][/database][?options] or mongodb+srv://...";
+                throw shown.safeCause(invalid).map(cause -> new LockConfigurationException(message, cause))
+                        .orElseGet(() -> new LockConfigurationException(message));
             }
         }
 
@@ -396,6 +396,5 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             }
             return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 4);
         }
-
     }
 }

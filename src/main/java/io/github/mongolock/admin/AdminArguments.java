@@ -1,5 +1,6 @@
 package io.github.mongolock.admin;
 
+import io.github.mongolock.mongo.RedactedUri;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,7 +57,8 @@ record AdminArguments(String command, String name, Map<String, String> options) 
             int equals = arg.indexOf('=');
             String key = arg.substring(2, equals < 0 ? arg.length() : equals);
             if (!CONNECTION.contains(key) && !allowed.contains(key)) {
-                throw new UsageError("unknown option \"" + arg + "\" for " + command);
+                // Its value is not repeated: it may be a connection string given under a misspelt name.
+                throw new UsageError("unknown option \"--" + RedactedUri.of(key) + "\" for " + command);
             }
             String value;
             if (equals >= 0) {
@@ -72,8 +74,10 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         }
         boolean takesName = !command.equals("list");
         if (positional.size() != (takesName ? 1 : 0)) {
-            throw new UsageError(takesName ? command + " takes one lock name, got " + positional.size() + ": " + positional
-                    : "list takes no lock name, got " + positional + " (use --prefix)");
+            // A connection string given without --uri lands here: shown redacted.
+            List<String> shown = positional.stream().map(arg -> RedactedUri.of(arg).toString()).toList();
+            throw new UsageError(takesName ? command + " takes one lock name, got " + positional.size() + ": " + shown
+                    : "list takes no lock name, got " + shown + " (use --prefix)");
         }
         if (!options.containsKey("uri")) {
             throw new UsageError("--uri is missing: give the MongoDB connection string, e.g. --uri mongodb://db1:27017");
@@ -101,6 +105,7 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         } catch (NumberFormatException notANumber) {
             // reported below, with the rule
         }
-        throw new UsageError("--" + key + " " + value + " is not valid: expected a whole number from " + min + " to " + max);
+        throw new UsageError("--" + key + " " + RedactedUri.of(value) + " is not valid: expected a whole number from " + min
+                + " to " + max);
     }
 }

@@ -8,10 +8,10 @@ import io.github.mongolock.ForceReleaseRefusedException;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockException;
 import io.github.mongolock.MongoLockManager;
-import io.github.mongolock.mongo.ConnectionStringText;
 import io.github.mongolock.mongo.ForcedRelease;
 import io.github.mongolock.mongo.LockAdmin;
 import io.github.mongolock.mongo.LockState;
+import io.github.mongolock.mongo.RedactedUri;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -53,7 +53,6 @@ public final class LockAdminCommand {
 
     private LockAdminCommand() {
     }
-
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -143,9 +142,10 @@ public final class LockAdminCommand {
             return new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
             // The driver's message can quote part of a badly escaped password: an operator's terminal, shell history
-            // and log collectors must never see it.
-            throw new AdminArguments.UsageError("--uri \"" + ConnectionStringText.redacted(uri)
-                    + "\" is not a MongoDB connection string: " + ConnectionStringText.invalidBecause(uri, invalid));
+            // and log collectors must never see it (RedactedUri leaves it out then).
+            RedactedUri shown = RedactedUri.of(uri);
+            throw new AdminArguments.UsageError("--uri \"" + shown + "\" is not a MongoDB connection string: "
+                    + shown.refusal(invalid));
         }
     }
 
@@ -158,6 +158,7 @@ public final class LockAdminCommand {
         } catch (DateTimeParseException invalid) {
             // reported below, with the rule
         }
-        throw new AdminArguments.UsageError("--timeout " + value + " is not valid: expected a positive ISO-8601 duration, e.g. PT10S");
+        throw new AdminArguments.UsageError("--timeout " + RedactedUri.of(value) + " is not valid: expected a positive"
+                + " ISO-8601 duration, e.g. PT10S");
     }
 }

@@ -1,6 +1,7 @@
 package io.github.mongolock.cdi;
 
 import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.mongo.RedactedUri;
 import java.util.List;
 
 /**
@@ -66,6 +67,10 @@ final class CdiMessages {
                 + " (e.g. mongodb://db1,db2,db3/app?replicaSet=rs0) or expose a MongoClient bean (@Default) in the application.";
     }
 
+    /**
+     * @param shownUri the URI as {@link RedactedUri} shows it
+     * @param reason   why the driver refused it, as {@link RedactedUri#refusal} shows it
+     */
     static String badUri(String uriKey, String shownUri, String reason) {
         return id(10) + uriKey + " = \"" + shownUri + "\" is not a valid MongoDB connection string: " + reason
                 + " Expected mongodb://host[:port][/database][?options], mongodb+srv://..., or memory: (the in-memory store, for tests).";
@@ -87,11 +92,12 @@ final class CdiMessages {
     }
 
     static String managerNotCreated(String reason) {
-        return id(14) + "The mongolock LockManager could not be created from its configuration: " + reason;
+        return id(14) + "The mongolock LockManager could not be created from its configuration: " + RedactedUri.within(reason);
     }
 
+    /** @param reason the Config implementation's message, which may quote the value: a connection string in it is redacted */
     static String unreadable(String key, String reason) {
-        return id(15) + "Configuration key " + key + " could not be read: " + reason;
+        return id(15) + "Configuration key " + key + " could not be read: " + RedactedUri.within(reason);
     }
 
     static String holdAtLeastOutOfRange(String source, String value) {

@@ -1,7 +1,6 @@
 package io.github.mongolock.cdi;
 
 import com.mongodb.ConnectionString;
-import io.github.mongolock.mongo.ConnectionStringText;
 import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import io.github.mongolock.LockListener;
@@ -10,6 +9,7 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.memory.InMemoryLockManager;
 import io.github.mongolock.memory.InMemoryLocks;
+import io.github.mongolock.mongo.RedactedUri;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,17 +204,18 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         try {
             new ConnectionString(uri);
         } catch (IllegalArgumentException invalid) {
-            problems.add(CdiMessages.badUri(URI, ConnectionStringText.redacted(uri), ConnectionStringText.invalidBecause(uri, invalid)));
+            RedactedUri shown = RedactedUri.of(uri);
+            problems.add(CdiMessages.badUri(URI, shown.toString(), shown.refusal(invalid)));
         }
     }
 
-    /** The settings as they may be logged: the connection string without its credentials. */
+    /** The settings as they may be logged: the URI's credentials and secret options hidden ({@link RedactedUri}). */
     @Override
     public String toString() {
-        return "LockManagerSettings[uri=" + uri.map(ConnectionStringText::redacted) + ", database=" + database
-                + ", collection=" + collection + ", leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", storeTimeout="
-                + storeTimeout + ", instanceId=" + instanceId + ", interceptorPriority=" + interceptorPriority
-                + ", pushWakeUp=" + pushWakeUp + ", metrics=" + metrics + ", idleLockAge=" + idleLockAge
-                + ", idleCheckInterval=" + idleCheckInterval + "]";
+        return "LockManagerSettings[uri=" + uri.map(value -> RedactedUri.of(value).toString()).orElse("(the MongoClient bean)")
+                + ", database=" + database.orElse("(from the URI)") + ", collection=" + collection + ", leaseTime=" + leaseTime
+                + ", waitTime=" + waitTime + ", storeTimeout=" + storeTimeout + ", instanceId=" + instanceId.orElse("(generated)")
+                + ", interceptorPriority=" + interceptorPriority + ", pushWakeUp=" + pushWakeUp + ", metrics=" + metrics
+                + ", idleLockAge=" + idleLockAge + ", idleCheckInterval=" + idleCheckInterval + "]";
     }
 }

@@ -48,9 +48,12 @@ final class FreshAttempts {
     private final LeaseWatch watch = new LeaseWatch();
     /**
      * Attempts whose outcome was unknown and whose clean-up failed too, owner id per name: each may have
-     * left the lock held under an owner id nobody renews. Freed at the next attempt on the name, or on close.
+     * left the lock held under an owner id nobody renews. Freed at the next attempt on the name, or on close;
+     * at most {@value #MAX_ORPHANS} names (names from user input during a long outage would never come again):
+     * the session's check, asked for by every such failure, frees the others.
      */
     private final ConcurrentHashMap<String, String> orphans = new ConcurrentHashMap<>();
+    static final int MAX_ORPHANS = 1_000;
 
     FreshAttempts(LockStore store, MonotonicClock clock, String ownerPrefix, Sessions sessions) {
         this.store = store;
@@ -182,7 +185,9 @@ final class FreshAttempts {
                 });
             } catch (LockException cleanupFailed) {
                 failure.addSuppressed(cleanupFailed);
-                orphans.put(name, owner);
+                if (orphans.size() < MAX_ORPHANS) {
+                    orphans.put(name, owner);
+                }
             }
             session.checkSoon(); // a grant may still land after its abandon: the session's check frees it
             throw failure;

@@ -1,7 +1,12 @@
 package io.github.mongolock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The waiter's side of the lease: when a lock held by another owner may be taken over, decided by
@@ -18,7 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Sightings are kept per lock name for the coordinator's lifetime, across calls, so that a
  * {@code tryAcquire} retried every minute by a scheduled job also takes a dead holder's lock over.
- * Forgetting a sighting is always safe (it only delays a takeover), which bounds the memory. Thread-safe.
+ * Forgetting a sighting is always safe (it only delays a takeover), which bounds the memory: past
+ * {@value #MAX_WATCHED} names, those not looked at for two takeover periods are dropped, and if that is not
+ * enough (names from user input, a new one per request, held elsewhere for long leases), the least recently
+ * seen ones, down to three quarters of the bound. Thread-safe.
  */
 public final class LeaseWatch {
 
@@ -26,12 +34,14 @@ public final class LeaseWatch {
     static final int DRIFT_MARGIN_PERCENT = 3;
     /** The rate difference the margin is sized for: (1 + 1.4%) / (1 - 1.4%) < 1.03. */
     static final double ASSUMED_MAX_DRIFT_PERCENT = 1.4;
-    private static final int MAX_WATCHED = 10_000;
+    static final int MAX_WATCHED = 10_000;
 
     private record Watched(Object state, long firstSeenNanos, long lastSeenNanos, long takeoverAfterNanos) {
     }
 
     private final ConcurrentHashMap<String, Watched> watched = new ConcurrentHashMap<>();
+    /** One pruning at a time: the others carry on, the map is over its bound only briefly. */
+    private final ReentrantLock pruning = new ReentrantLock();
 
     LeaseWatch() {
     }
@@ -48,8 +58,12 @@ public final class LeaseWatch {
                 before != null && before.state().equals(sighting.state())
                         ? new Watched(before.state(), before.firstSeenNanos(), seenAtNanos, after)
                         : new Watched(sighting.state(), seenAtNanos, seenAtNanos, after));
-        if (watched.size() > MAX_WATCHED) {
-            prune(seenAtNanos);
+        if (watched.size() > MAX_WATCHED && pruning.tryLock()) {
+            try {
+                prune(seenAtNanos);
+            } finally {
+                pruning.unlock();
+            }
         }
         return sighting.endedLongAgo() ? 0 : now.firstSeenNanos() + after - seenAtNanos;
     }
@@ -74,10 +88,25 @@ public final class LeaseWatch {
         return Duration.ofNanos(takeoverAfterNanos(holderLease));
     }
 
-    /** Drops sightings nobody looked at for two takeover periods: they would take as long to rebuild. */
+    /**
+     * Drops sightings nobody looked at for two takeover periods (they would take as long to rebuild); if more than
+     * three quarters of the bound are left, the least recently seen ones beyond that, so that the next pruning is a
+     * quarter of the bound away (each costs a sort of the map).
+     */
     private void prune(long nowNanos) {
         watched.entrySet().removeIf(entry -> nowNanos - entry.getValue().lastSeenNanos()
                 > 2 * Math.min(entry.getValue().takeoverAfterNanos(), Long.MAX_VALUE / 4));
+        int excess = watched.size() - MAX_WATCHED * 3 / 4;
+        if (excess <= 0) {
+            return;
+        }
+        List<Map.Entry<String, Watched>> oldestFirst = new ArrayList<>(watched.entrySet());
+        // Elapsed time since each sighting, never the raw nanoTime values: those may wrap around.
+        oldestFirst.sort(Comparator.comparingLong((Map.Entry<String, Watched> entry) ->
+                nowNanos - entry.getValue().lastSeenNanos()).reversed());
+        for (Map.Entry<String, Watched> entry : oldestFirst.subList(0, Math.min(excess, oldestFirst.size()))) {
+            watched.remove(entry.getKey(), entry.getValue());
+        }
     }
 
     int size() {

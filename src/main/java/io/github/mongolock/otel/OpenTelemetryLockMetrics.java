@@ -10,12 +10,13 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongGauge;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -62,8 +63,17 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     private final LongCounter leasesLost;
     private final LongCounter storeErrors;
     private final List<Observed> observed = new CopyOnWriteArrayList<>();
-    /** Groups reported by the locks-held gauge so far: few by design (templates, not names). */
-    private final Set<String> groupsSeen = ConcurrentHashMap.newKeySet();
+    /**
+     * Groups reported by the locks-held gauge so far, the one that held locks longest ago first: few by design
+     * (templates, not names). Guarded by itself.
+     */
+    private final Set<String> groupsSeen = new LinkedHashSet<>();
+    /**
+     * How many groups that hold nothing now the locks-held gauge still reports (as 0); past it, those that held
+     * locks longest ago are forgotten: an application that makes each lock name its group must not make the
+     * gauge remember every name.
+     */
+    static final int MAX_IDLE_GROUPS = 1_000;
     private final ObservableLongGauge locksHeld;
     private final ObservableLongGauge pushWakeUp;
 
@@ -130,8 +140,18 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
             manager.locksHeldByGroup().forEach((group, count) -> total.merge(group, count, Long::sum));
         }
         // A group that held locks before reports 0 now, rather than vanishing from dashboards.
-        groupsSeen.addAll(total.keySet());
-        for (String group : groupsSeen) {
+        List<String> reported;
+        synchronized (groupsSeen) {
+            groupsSeen.removeAll(total.keySet());
+            groupsSeen.addAll(total.keySet()); // last: the most recently holding
+            Iterator<String> longestIdle = groupsSeen.iterator();
+            for (int idle = groupsSeen.size() - total.size(); idle > MAX_IDLE_GROUPS; idle--) {
+                longestIdle.next();
+                longestIdle.remove();
+            }
+            reported = List.copyOf(groupsSeen);
+        }
+        for (String group : reported) {
             measurement.record(total.getOrDefault(group, 0L), Attributes.of(GROUP, group));
         }
     }

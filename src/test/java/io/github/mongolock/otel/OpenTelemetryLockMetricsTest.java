@@ -155,4 +155,67 @@ class OpenTelemetryLockMetricsTest {
             assertEquals(1, point(metric(all, "mongolock.acquire.duration"), acquire("ungrouped", "failed")).getCount());
         }
     }
+
+    /**
+     * Issue 34: a manager built from a URI with a password (the stand-in asks for none, a real server refuses it):
+     * no metric name, description or attribute shows anything of it, whether the calls succeed or fail.
+     */
+    @Test
+    void noMetricShowsTheUrisPassword() {
+        String password = "Top/Secret";
+        String uri = io.github.mongolock.testing.SecretLeaks.withCredentials(mongo.uri(), "admin",
+                io.github.mongolock.testing.SecretLeaks.encoded(password));
+        try (MongoLockManager manager = MongoLockManager.builder().uri(uri).database(database).metrics(metrics)
+                .storeTimeout(Duration.ofSeconds(2)).waitTime(Duration.ZERO).build()) {
+            for (int i = 0; i < 3; i++) {
+                try {
+                    manager.tryAcquire("job-" + i, LockOptions.defaults().metricsGroup("job")).ifPresent(LockSession::close);
+                } catch (io.github.mongolock.LockException refused) {
+                    io.github.mongolock.testing.SecretLeaks.assertNothingOf(password, "the failure",
+                            io.github.mongolock.testing.SecretLeaks.chain(refused));
+                }
+            }
+            Collection<MetricData> all = reader.collectAllMetrics();
+            assertTrue(!all.isEmpty(), "something was recorded");
+            io.github.mongolock.testing.SecretLeaks.assertNothingOf(password, "the metrics", all.toString());
+        }
+    }
+
+    /**
+     * Issue 34: an application that makes every lock name its own group (a name per request) does not make the
+     * locks-held gauge remember every group forever: groups that hold nothing are reported as 0 only up to
+     * {@value OpenTelemetryLockMetrics#MAX_IDLE_GROUPS} of them. Seen failing before: 2,000 points (the SDK's own
+     * cardinality limit cut the 3,000 groups the gauge kept and reported).
+     */
+    @Test
+    void theLocksHeldGaugeForgetsIdleGroupsPastItsBound() throws Exception {
+        String[] holding = {"none"};
+        io.github.mongolock.LockMetrics.Observed manager = new io.github.mongolock.LockMetrics.Observed() {
+            @Override
+            public String instanceId() {
+                return "stub";
+            }
+
+            @Override
+            public java.util.Map<String, Long> locksHeldByGroup() {
+                return java.util.Map.of(holding[0], 1L);
+            }
+
+            @Override
+            public String pushWakeUp() {
+                return "IDLE";
+            }
+        };
+        try (AutoCloseable observed = metrics.observe(manager)) {
+            for (int i = 0; i < 3_000; i++) {
+                holding[0] = "request-" + i;
+                reader.collectAllMetrics();
+            }
+            MetricData held = metric(reader.collectAllMetrics(), "mongolock.locks.held");
+            long points = held.getLongGaugeData().getPoints().size();
+            assertTrue(points <= OpenTelemetryLockMetrics.MAX_IDLE_GROUPS + 1, "points of the gauge: " + points);
+            assertEquals(1, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "request-2999")), "the group holding now");
+            assertEquals(0, gauge(held, Attributes.of(OpenTelemetryLockMetrics.GROUP, "request-2998")), "a recent idle group");
+        }
+    }
 }

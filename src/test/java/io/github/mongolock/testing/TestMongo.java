@@ -187,7 +187,7 @@ public final class TestMongo implements ExtensionContext.Store.CloseableResource
 
     public String describe() {
         return switch (kind) {
-            case EXTERNAL_URI -> "MONGOLOCK_TEST_URI (" + uri.replaceAll("//[^@/]*@", "//***@") + ")";
+            case EXTERNAL_URI -> "MONGOLOCK_TEST_URI (" + io.github.mongolock.mongo.RedactedUri.of(uri) + ")";
             case FERRETDB -> "FerretDB " + FerretDbServer.VERSION + " (SQLite backend, built from its Go module) at " + uri
                     + " (a MongoDB-compatible server, not MongoDB; its log: " + ferretDb.log() + ")";
             case TESTCONTAINERS -> "Testcontainers mongo:7 at " + uri;
