@@ -70,9 +70,11 @@ public final class ReplicaSetFaults implements AutoCloseable {
      * @param rolledBackWrites lost writes an election undid
      * @param keptWrites       lost writes an election kept: a write answered after them covered them
      * @param unchangedWrites  lost writes that changed no document (a compare-and-set that matched nothing)
+     * @param retriesRunAgain  retries of rolled-back retryable writes sent without their transaction number
      */
     public record Figures(long requests, long elections, long staleReads, long staleReadsEmpty, long lostReplies,
-                          long replays, long rolledBackWrites, long keptWrites, long unchangedWrites) {
+                          long replays, long rolledBackWrites, long keptWrites, long unchangedWrites,
+                          long retriesRunAgain) {
     }
 
     private final ServerSocket server;
@@ -97,6 +99,7 @@ public final class ReplicaSetFaults implements AutoCloseable {
     private final AtomicLong rolledBack = new AtomicLong();
     private final AtomicLong kept = new AtomicLong();
     private final AtomicLong unchanged = new AtomicLong();
+    private final AtomicLong retriesRunAgain = new AtomicLong();
     /** The stale window of the last election, and until when it lasts (nanoTime). */
     private volatile StaleWindow window = StaleWindow.NONE;
     private volatile long windowUntil;
@@ -215,7 +218,7 @@ public final class ReplicaSetFaults implements AutoCloseable {
 
     public Figures figures() {
         return new Figures(requests.get(), elections.get(), staleCount.get(), staleEmpty.get(), lostReplies.get(),
-                replays.get(), rolledBack.get(), kept.get(), unchanged.get());
+                replays.get(), rolledBack.get(), kept.get(), unchanged.get(), retriesRunAgain.get());
     }
 
     /** The reads answered from a snapshot (the first {@value #KEPT_STALE_READS}), in order. */
@@ -324,8 +327,23 @@ public final class ReplicaSetFaults implements AutoCloseable {
         link.send(out);
     }
 
-    private void sendWrite(FaultLink link, WireMessage request, WireCommand write) throws IOException {
-        ArmedFault lose = claimLoss(write);
+    private void sendWrite(FaultLink link, WireMessage original, WireCommand write) throws IOException {
+        WireMessage request = original;
+        if (rollbacks.retryOfRolledBack(write)) {
+            request = withoutTransactionNumber(original);
+        }
+        sendWrite(link, request, write, claimLoss(write));
+    }
+
+    /** The retry of a rolled-back write: the rollback undid the server's record of it too, so it runs again, as a plain write. */
+    private WireMessage withoutTransactionNumber(WireMessage retry) {
+        BsonDocument body = retry.body();
+        body.remove("txnNumber");
+        retriesRunAgain.incrementAndGet();
+        return retry.withBody(body);
+    }
+
+    private void sendWrite(FaultLink link, WireMessage request, WireCommand write, ArmedFault lose) throws IOException {
         ArmedFault replay = lose == null ? claim(ArmedFault.Kind.REPLAY, write) : null;
         if (lose != null) {
             loseWrite(link, request, write, lose);

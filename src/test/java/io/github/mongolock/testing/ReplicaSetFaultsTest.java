@@ -18,10 +18,14 @@ import com.mongodb.ReadConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Aggregates;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonBinary;
+import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -237,6 +241,24 @@ class ReplicaSetFaultsTest {
                 () -> assertNull(direct.find(eq("_id", "gone")).first(), "rolled back"),
                 () -> assertEquals(1, faults.figures().elections()),
                 () -> assertEquals(1, faults.figures().rolledBackWrites()));
+    }
+
+    @Test
+    void theRetryOfARolledBackRetryableWriteRunsAgain() {
+        majority.insertOne(new Document("_id", "t").append("n", 0));
+        MongoDatabase db = client.getDatabase(database);
+        // A retryable write as a driver sends one to a replica set: its session and transaction number (the stand-in
+        // has no sessions, so the driver adds neither; it ignores both).
+        Document increment = new Document("update", "docs").append("updates",
+                List.of(new Document("q", new Document("_id", "t")).append("u", new Document("$inc", new Document("n", 1)))))
+                .append("lsid", new BsonDocument("id", new BsonBinary(UUID.randomUUID()))).append("txnNumber", 7L);
+        faults.loseReplyThenElect(command -> command.name().equals("update") && command.retryable());
+        assertThrows(MongoSocketException.class, () -> db.runCommand(increment));
+        assertEquals(0, direct.find(eq("_id", "t")).first().getInteger("n"), "rolled back");
+        db.runCommand(increment); // the retry: same session, same transaction number
+        assertAll(
+                () -> assertEquals(1, direct.find(eq("_id", "t")).first().getInteger("n"), "the retry applied once"),
+                () -> assertEquals(1, faults.figures().retriesRunAgain(), "sent as a plain write"));
     }
 
     @Test

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -26,7 +28,11 @@ import org.bson.BsonValue;
  * and the lock store asks for it), and with it every write before it in that order. So an election rolls back the
  * lost writes after the last answered one, the latest first, restoring each document's pre-image (where it is
  * still the post-image), and keeps the others: a lost write any later write's answer covers was replicated. A
- * driver's retry of a lost retryable write, answered, covers it the same way. Thread-safe.
+ * driver's retry of a lost retryable write, answered, covers it the same way. A rollback also undoes the server's
+ * record of a retryable write (its session's transaction table), so the driver's retry of a rolled-back write runs
+ * again: {@link #retryOfRolledBack} tells the layer to send it without its transaction number, as a plain write,
+ * which a server applies (the stand-in ignores transaction numbers; a replica set would answer the retry from its
+ * record without applying it). Thread-safe.
  */
 final class RollbackLog {
 
@@ -62,6 +68,8 @@ final class RollbackLog {
 
     private final MongoClient client;
     private final List<LostWrite> lost = new ArrayList<>();
+    /** Session and transaction number of the retryable writes rolled back, whose retry must run again. */
+    private final Set<String> rolledBackRetries = ConcurrentHashMap.newKeySet();
     private final AtomicLong places = new AtomicLong();
     /** The place of the latest write whose answer reached its client. */
     private final AtomicLong answeredUpTo = new AtomicLong();
@@ -150,11 +158,26 @@ final class RollbackLog {
             }
             if (restored) {
                 rolledBack++;
+                String key = retryKey(write.command);
+                if (key != null) {
+                    rolledBackRetries.add(key);
+                }
             } else {
                 kept++;
             }
         }
         return new Outcome(rolledBack, kept, unchanged);
+    }
+
+    /** Whether {@code write} is the driver's retry of a retryable write an election rolled back (asked once per retry). */
+    boolean retryOfRolledBack(WireCommand write) {
+        String key = retryKey(write);
+        return key != null && rolledBackRetries.remove(key);
+    }
+
+    private static String retryKey(WireCommand write) {
+        return write.retryable() && write.body().get("lsid") instanceof BsonDocument lsid
+                ? lsid.toJson() + "#" + write.body().get("txnNumber") : null;
     }
 
     private static boolean restore(MongoCollection<BsonDocument> collection, Change change) {
