@@ -1,5 +1,6 @@
 package io.github.mongolock;
 
+import io.github.mongolock.core.LockArguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -88,7 +89,7 @@ public final class LockOptions {
     public LockOptions metricsGroup(String group) {
         Objects.requireNonNull(group, "group");
         if (group.isBlank() || group.length() > 255) {
-            throw new LockConfigurationException("metricsGroup \"" + group + "\" is not valid: a group must be 1 to 255"
+            throw new LockConfigurationException("metricsGroup " + LockArguments.quote(group) + " is not valid: a group must be 1 to 255"
                     + " characters and not blank, e.g. \"account\" for the locks \"account-<id>\".");
         }
         return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost, group);

@@ -110,7 +110,7 @@ final class CdiMessages {
     }
 
     static String badElectionName(String key, String list, String problem) {
-        return id(18) + key + " = \"" + list.replace("\0", "\\u0000") + "\": " + problem + " List the elections to join as comma-separated lock"
+        return id(18) + key + " = " + LockArguments.quote(list) + ": " + problem + " List the elections to join as comma-separated lock"
                 + " names, e.g. billing-leader,report-leader.";
     }
 
@@ -126,6 +126,18 @@ final class CdiMessages {
     static String beanClassUnreadable(String beanClass, String reason) {
         return id(21) + "The bean class " + beanClass + " has @Locked methods, but mongolock could not load it to check them: "
                 + reason + ". Make the class and the types its methods name loadable by the application.";
+    }
+
+    static String nullNameArgument(String method, String template, String argument) {
+        return id(22) + "@Locked(\"" + template + "\") on " + method + " was called with argument " + argument + " null:"
+                + " no lock name can be made from it (\"null\" would make one lock of every such call and of the text"
+                + " \"null\"). The method did not run. Pass a value, or check the argument before the call.";
+    }
+
+    /** @param rule the lock name rule broken, quoting the name ({@code LockArguments.checkName}'s message) */
+    static String badNameFromArguments(String method, String template, String rule) {
+        return id(23) + "@Locked(\"" + template + "\") on " + method + " made an invalid lock name from its arguments: "
+                + rule + " The method did not run.";
     }
 
     private static String id(int number) {

@@ -70,7 +70,7 @@ record LeadershipSettings(Map<String, LeadershipOptions> elections) {
             if (name.isEmpty()) {
                 problems.add(CdiMessages.badElectionName(NAMES, list.get(), "it has an empty entry."));
             } else if (names.contains(name)) {
-                problems.add(CdiMessages.badElectionName(NAMES, list.get(), "\"" + name + "\" is listed twice."));
+                problems.add(CdiMessages.badElectionName(NAMES, list.get(), LockArguments.quote(name) + " is listed twice."));
             } else {
                 try {
                     names.add(LockArguments.checkName(name));

@@ -5,6 +5,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.OnLeaseLost;
+import io.github.mongolock.core.LockArguments;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -55,7 +56,9 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         if (onBusy == Locked.OnBusy.SKIP) {
             Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
             if (acquired.isEmpty()) {
-                LOG.log(Level.DEBUG, "mongolock: lock \"{0}\" is busy, skipped {1}", lockName, method);
+                if (LOG.isLoggable(Level.DEBUG)) {
+                    LOG.log(Level.DEBUG, "mongolock: lock {0} is busy, skipped {1}", LockArguments.quote(lockName), method);
+                }
                 return returns.nothing(scheduledRun);
             }
             session = acquired.get();

@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * A {@code @Locked} name template, parsed once when the application deploys: literal text and
  * references to argument positions ({@code {0}}) or parameter names ({@code {accountId}}), the latter
- * resolved to positions then. {@link #render} only concatenates. Immutable and thread-safe.
+ * resolved to positions then. {@link #render} concatenates, and refuses a name it cannot make or that breaks
+ * the lock name rules, naming the method and the template. Immutable and thread-safe.
  */
 final class NameTemplate {
 
@@ -21,9 +22,21 @@ final class NameTemplate {
     }
 
     private final List<Part> parts;
+    /** The template as written, and the method it is on, for messages. */
+    private final String template;
+    private final String methodLabel;
+    /** Per argument position, how messages name it: {@code {0} (accountId)}, or {@code {0}} without parameter names. */
+    private final List<String> argumentLabels;
 
-    private NameTemplate(List<Part> parts) {
+    private NameTemplate(List<Part> parts, String template, String methodLabel, Method method) {
         this.parts = List.copyOf(parts);
+        this.template = template;
+        this.methodLabel = methodLabel;
+        List<String> labels = new ArrayList<>();
+        for (Parameter parameter : method.getParameters()) {
+            labels.add("{" + labels.size() + "}" + (parameter.isNamePresent() ? " (" + parameter.getName() + ")" : ""));
+        }
+        this.argumentLabels = List.copyOf(labels);
     }
 
     /**
@@ -33,7 +46,8 @@ final class NameTemplate {
      */
     static Optional<NameTemplate> parse(String template, Method method, String methodLabel, List<String> problems) {
         if (template.isEmpty()) {
-            return Optional.of(new NameTemplate(List.of(new Part(method.getDeclaringClass().getName() + "." + method.getName(), -1))));
+            return Optional.of(new NameTemplate(List.of(new Part(method.getDeclaringClass().getName() + "." + method.getName(), -1)),
+                    template, methodLabel, method));
         }
         List<Part> parts = new ArrayList<>();
         StringBuilder literal = new StringBuilder();
@@ -77,10 +91,10 @@ final class NameTemplate {
         if (problems.size() > before) {
             return Optional.empty();
         }
-        NameTemplate parsed = new NameTemplate(parts);
+        NameTemplate parsed = new NameTemplate(parts, template, methodLabel, method);
         if (parsed.isStatic()) {
             try {
-                LockArguments.checkName(parsed.render(new Object[0]));
+                LockArguments.checkName(parsed.concatenated(new Object[0]));
             } catch (LockConfigurationException invalid) {
                 problems.add(CdiMessages.badStaticName(methodLabel, invalid.getMessage()));
                 return Optional.empty();
@@ -131,14 +145,42 @@ final class NameTemplate {
         return parts.stream().allMatch(part -> part.text != null);
     }
 
-    /** The lock name for one call: literal parts and {@link String#valueOf(Object)} of the referenced arguments. */
+    /**
+     * The lock name for one call: literal parts and the {@code toString()} of the referenced arguments.
+     *
+     * @throws LockConfigurationException ({@code MONGOLOCK-CDI-022}) when a referenced argument, or its
+     *         {@code toString()}, is null: {@code "null"} would make one lock of every such call; ({@code MONGOLOCK-CDI-023})
+     *         when the name breaks the lock name rules (static names were checked at deployment)
+     */
     String render(Object[] arguments) {
+        if (isStatic()) {
+            return concatenated(arguments);
+        }
+        String name = concatenated(arguments);
+        try {
+            return LockArguments.checkName(name);
+        } catch (LockConfigurationException invalid) {
+            throw new LockConfigurationException(CdiMessages.badNameFromArguments(methodLabel, template, invalid.getMessage()));
+        }
+    }
+
+    private String concatenated(Object[] arguments) {
         if (parts.size() == 1 && parts.get(0).text != null) {
             return parts.get(0).text;
         }
         StringBuilder name = new StringBuilder();
         for (Part part : parts) {
-            name.append(part.text != null ? part.text : String.valueOf(arguments[part.argument]));
+            if (part.text != null) {
+                name.append(part.text);
+                continue;
+            }
+            Object argument = arguments[part.argument];
+            String text = argument == null ? null : argument.toString();
+            if (text == null) {
+                throw new LockConfigurationException(CdiMessages.nullNameArgument(methodLabel, template,
+                        argumentLabels.get(part.argument)));
+            }
+            name.append(text);
         }
         return name.toString();
     }

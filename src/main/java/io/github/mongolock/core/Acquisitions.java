@@ -80,7 +80,7 @@ final class Acquisitions {
             coordinator.release(handed);
         } catch (LockException releaseFailed) {
             LOG.log(Level.DEBUG, "mongolock could not release lock {0} handed to a caller that had left: {1}",
-                    handed.name, releaseFailed.getMessage());
+                    LockArguments.quote(handed.name), releaseFailed.getMessage());
         }
     }
 

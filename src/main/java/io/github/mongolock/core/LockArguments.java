@@ -134,8 +134,40 @@ public final class LockArguments {
         }
     }
 
-    static String quote(String name) {
-        String shown = name.length() > 80 ? name.substring(0, 80) + "...(" + name.length() + " chars)" : name;
-        return "\"" + shown.replace("\0", "\\u0000") + "\"";
+    /** The most characters of a name that messages show; a longer one is cut there, its length given. */
+    static final int SHOWN_CHARS = 80;
+
+    /**
+     * {@code name} in double quotes, as messages and logs may show a value that came from anywhere (a request, say):
+     * control characters, Unicode format characters (such as the right-to-left override), line and paragraph
+     * separators and lone surrogates as <code>&#92;uXXXX</code>, so that a name cannot break a log line or reorder it; past
+     * {@value #SHOWN_CHARS} characters cut (never inside a character) and followed by {@code ...(<length> chars)}.
+     */
+    public static String quote(String name) {
+        if (name == null) {
+            return "null";
+        }
+        int end = name.length();
+        if (end > SHOWN_CHARS) {
+            end = Character.isHighSurrogate(name.charAt(SHOWN_CHARS - 1)) && Character.isLowSurrogate(name.charAt(SHOWN_CHARS))
+                    ? SHOWN_CHARS - 1 : SHOWN_CHARS;
+        }
+        StringBuilder shown = new StringBuilder(end + 16).append('"');
+        for (int i = 0; i < end; i++) {
+            char c = name.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(name.charAt(i + 1));
+            if (pair) {
+                shown.append(c).append(name.charAt(++i));
+            } else if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT || Character.isSurrogate(c)
+                    || c == '\u2028' || c == '\u2029') {
+                shown.append(String.format("\\u%04X", (int) c));
+            } else {
+                shown.append(c);
+            }
+        }
+        if (end < name.length()) {
+            shown.append("...(").append(name.length()).append(" chars)");
+        }
+        return shown.append('"').toString();
     }
 }

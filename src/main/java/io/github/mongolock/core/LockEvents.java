@@ -81,7 +81,7 @@ final class LockEvents {
         try {
             action.run();
         } catch (RuntimeException broken) {
-            LOG.log(Level.WARNING, "mongolock: the lease-loss action " + action + " of lock \"" + name + "\" failed", broken);
+            LOG.log(Level.WARNING, "mongolock: the lease-loss action " + action + " of lock " + LockArguments.quote(name) + " failed", broken);
         }
     }
 

@@ -69,7 +69,7 @@ final class QueuePresence {
             store.joinQueue(name, manager);
         } catch (LockStoreException failed) {
             LOG.log(Level.DEBUG, "mongolock could not queue for lock {0}; the next attempt tries again: {1}",
-                    name, failed.getMessage());
+                    LockArguments.quote(name), failed.getMessage());
         }
         return true;
     }
@@ -129,7 +129,8 @@ final class QueuePresence {
             });
             queuedFor.remove(name);
         } catch (LockStoreException | LockInterruptedException failed) {
-            LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", name, failed.getMessage());
+            LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", LockArguments.quote(name),
+                    failed.getMessage());
         }
     }
 
@@ -139,7 +140,7 @@ final class QueuePresence {
             try {
                 leave(name);
             } catch (LockException unexpected) {
-                LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0} on close: {1}", name,
+                LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0} on close: {1}", LockArguments.quote(name),
                         unexpected.getMessage());
             }
         }

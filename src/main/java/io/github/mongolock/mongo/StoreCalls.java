@@ -14,6 +14,7 @@ import com.mongodb.client.result.UpdateResult;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockStoreException;
+import io.github.mongolock.core.LockArguments;
 import java.util.function.Supplier;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -98,7 +99,7 @@ final class StoreCalls {
 
     /** What a call was about, for messages: {@code lock "name"}, or a session as the session calls name it. */
     static String subject(String name) {
-        return name.startsWith(SESSION_SUBJECT) ? name : "lock \"" + name + "\"";
+        return name.startsWith(SESSION_SUBJECT) ? name : "lock " + LockArguments.quote(name);
     }
 
     /** How the session calls name what they act on ({@code "session <id>"}): no lock, so no "lock" in messages. */

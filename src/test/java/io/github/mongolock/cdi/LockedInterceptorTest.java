@@ -131,6 +131,12 @@ class LockedInterceptorTest {
             return locks.inspect("account-" + accountId).orElseThrow();
         }
 
+        @Locked("account-{account}")
+        public LockInfo chargeAccount(Object account, long cents) {
+            runs.incrementAndGet();
+            return locks.inspect("account-" + account).orElseThrow();
+        }
+
         @Locked("acct-{accountId}/{1}/{{literal}}")
         public LockInfo byName(String accountId, int region) {
             return locks.inspect("acct-" + accountId + "/" + region + "/{literal}").orElseThrow();
@@ -341,11 +347,58 @@ class LockedInterceptorTest {
     @Test
     void templatesInsertArgumentsByPositionAndByName() {
         assertEquals("account-42", billing.charge("42", 100).name());
-        assertEquals("account-null", billing.charge(null, 100).name());
         assertEquals("acct-a/7/{literal}", billing.byName("a", 7).name());
-        LockConfigurationException badArgument = assertThrows(LockConfigurationException.class,
-                () -> billing.charge("nul\0", 1));
-        assertTrue(badArgument.getMessage().contains("NUL"), badArgument.getMessage());
+        // '$' and '.' are ordinary characters of a name: stored as a string _id, never read as an operator or a path.
+        assertEquals("account-$where.x", billing.charge("$where.x", 1).name());
+        // Control characters are legal in a name (and a BSON string); messages show them escaped.
+        assertEquals("account-line\nbreak\u001b[31m", billing.charge("line\nbreak\u001b[31m", 1).name());
+    }
+
+    /**
+     * Issue 34: a null argument makes no lock name. It used to make "account-null", one lock for every such call and
+     * for the account named "null"; seen failing before: the call ran under "account-null".
+     */
+    @Test
+    void aNullArgumentIsRefusedNamingTheMethodTheTemplateAndTheArgument() {
+        LockConfigurationException refused = assertThrows(LockConfigurationException.class, () -> billing.charge(null, 100));
+        assertEquals("MONGOLOCK-CDI-022: @Locked(\"account-{0}\") on " + Billing.class.getName() + ".charge(String, long)"
+                + " was called with argument {0} (accountId) null: no lock name can be made from it (\"null\" would make one"
+                + " lock of every such call and of the text \"null\"). The method did not run. Pass a value, or check the"
+                + " argument before the call.", refused.getMessage());
+        assertTrue(locks.inspect("account-null").isEmpty(), "nothing acquired");
+        int runsBefore = billing.runs();
+        LockConfigurationException nullText = assertThrows(LockConfigurationException.class,
+                () -> billing.chargeAccount(new NullText(), 1));
+        assertTrue(nullText.getMessage().startsWith("MONGOLOCK-CDI-022: @Locked(\"account-{account}\")")
+                && nullText.getMessage().contains("argument {0} (account) null"), nullText.getMessage());
+        assertEquals(runsBefore, billing.runs(), "the method did not run");
+    }
+
+    /**
+     * A name made from the arguments that breaks the rules names the method and template; a very long one is shown
+     * cut, control characters escaped. Seen failing before: the core's message alone, without the method.
+     */
+    @Test
+    void anInvalidNameFromTheArgumentsIsRefusedNamingTheMethodAndTemplate() {
+        LockConfigurationException tooLong = assertThrows(LockConfigurationException.class,
+                () -> billing.charge("line\n" + "x".repeat(600), 1));
+        String message = tooLong.getMessage();
+        assertTrue(message.startsWith("MONGOLOCK-CDI-023: @Locked(\"account-{0}\") on " + Billing.class.getName()
+                + ".charge(String, long) made an invalid lock name from its arguments: Lock name \"account-line\\u000Axxx"), message);
+        assertTrue(message.contains("...(613 chars)\" is 613 UTF-8 bytes long: at most 512 are allowed")
+                && message.endsWith("The method did not run."), message);
+        assertFalse(message.contains("\n") || message.contains("x".repeat(81)), "cut and escaped: " + message);
+        LockConfigurationException nul = assertThrows(LockConfigurationException.class, () -> billing.charge("nul\0", 1));
+        assertTrue(nul.getMessage().startsWith("MONGOLOCK-CDI-023: ") && nul.getMessage().contains("NUL character at index 11"),
+                nul.getMessage());
+    }
+
+    /** An argument whose toString() is null. */
+    public static final class NullText {
+        @Override
+        public String toString() {
+            return null;
+        }
     }
 
     @Test

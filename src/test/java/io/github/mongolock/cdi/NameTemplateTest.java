@@ -1,8 +1,10 @@
 package io.github.mongolock.cdi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.mongolock.LockConfigurationException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -32,7 +34,10 @@ class NameTemplateTest {
         NameTemplate template = NameTemplate.parse("{{a}}-{accountId}-{ 1 }-{0}", charge(), "charge", problems).orElseThrow();
         assertEquals(List.of(), problems);
         assertEquals("{a}-x-5-x", template.render(new Object[] {"x", 5L}));
-        assertEquals("{a}-null-5-null", template.render(new Object[] {null, 5L}));
+        LockConfigurationException nullArgument = assertThrows(LockConfigurationException.class,
+                () -> template.render(new Object[] {null, 5L}));
+        assertTrue(nullArgument.getMessage().startsWith("MONGOLOCK-CDI-022: @Locked(\"{{a}}-{accountId}-{ 1 }-{0}\") on charge"
+                + " was called with argument {0} (accountId) null"), nullArgument.getMessage());
         assertEquals("{{a}}-{0}-{1}-{0}", template.toString());
         assertTrue(!template.isStatic());
         NameTemplate unnamed = NameTemplate.parse("", charge(), "charge", problems).orElseThrow();

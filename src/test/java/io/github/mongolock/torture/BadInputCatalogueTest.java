@@ -80,7 +80,14 @@ class BadInputCatalogueTest {
                 Arguments.of("JSON operator", "{\"$gt\": \"\"}", null),
                 Arguments.of("JSON not-equal", "{\"$ne\": null}", null),
                 Arguments.of("operator-like", "$$NOW", null),
-                Arguments.of("regex-like", ".*", null));
+                Arguments.of("regex-like", ".*", null),
+                // Issue 34: bytes are counted, not characters; control characters are legal and shown escaped.
+                Arguments.of("170 euro signs, 510 bytes", "€".repeat(170), null),
+                Arguments.of("171 euro signs, 513 bytes", "€".repeat(171), "is 513 UTF-8 bytes long"),
+                Arguments.of("newline, tab, escape, bell", "line\nbreak\ttab\u001b[31m\u0007", null),
+                Arguments.of("too long with a newline", "a\nb" + "c".repeat(600), "Lock name \"a\\u000Abccc"),
+                Arguments.of("lone surrogate", "cut-\uD83D", "has a lone surrogate \\uD83D at index 4: "),
+                Arguments.of("too long, cut inside an emoji", "d".repeat(79) + "🔒".repeat(200), "dd...(479 chars)\" is 879 UTF-8 bytes long"));
     }
 
     @ParameterizedTest(name = "lock name: {0}")
@@ -95,6 +102,11 @@ class BadInputCatalogueTest {
                 LockConfigurationException refused = assertThrows(LockConfigurationException.class, call, label);
                 assertTrue(refused.getMessage().contains(expectedInMessage),
                         label + ": message should contain " + expectedInMessage + ": " + refused.getMessage());
+                assertTrue(refused.getMessage().chars().noneMatch(Character::isISOControl)
+                        && refused.getMessage().length() < 400, label + ": control characters escaped, a long name cut: "
+                        + refused.getMessage());
+                assertTrue(refused.getMessage().codePoints().noneMatch(c -> c >= Character.MIN_SURROGATE
+                        && c <= Character.MAX_SURROGATE), label + ": no half of a character: " + refused.getMessage());
             }
             assertEquals(documentsBefore, collection.countDocuments(LOCK_DOCUMENTS), label + ": nothing may be written");
         } else {
