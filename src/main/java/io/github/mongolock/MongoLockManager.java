@@ -171,6 +171,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         private Duration idleCheckInterval = DEFAULT_IDLE_CHECK_INTERVAL;
         private final List<LockListener> listeners = new ArrayList<>();
         private LockMetrics metrics = LockMetrics.NONE;
+        private LockTracing tracing = LockTracing.NONE;
 
         private Builder() {
         }
@@ -267,6 +268,15 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             return this;
         }
 
+        /**
+         * Where this manager reports each acquire call's wait as a span, e.g.
+         * {@code OpenTelemetryLockTracing.of(openTelemetry)}. Default: {@link LockTracing#NONE} (never called).
+         */
+        public Builder tracing(LockTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
+            return this;
+        }
+
         /** Told of every acquisition, release and lost lease of this manager. */
         public Builder listener(LockListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -334,7 +344,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
             ReleaseFeed feed = pushWakeUp ? new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix)
                     : ReleaseFeed.NONE;
             LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, leaseTime, waitTime,
-                    MonotonicClock.system(), listeners, feed, metrics);
+                    MonotonicClock.system(), listeners, feed, metrics, tracing);
             IdleLockCleaner.Schedule idleCleanUp = idleLockAge.isZero() ? () -> { }
                     : new IdleLockCleaner(store).scheduleEvery(idleCheckInterval, idleLockAge, ownerPrefix);
             return new MongoLockManager(coordinator, effective, ownedClient != null, id, idleCleanUp);

@@ -6,6 +6,7 @@ import io.github.mongolock.LeadershipRevoked;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.LockTracing;
 import io.github.mongolock.memory.InMemoryLockManager;
 import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.inject.Instance;
@@ -38,11 +39,14 @@ final class ApplicationBeans {
         MongoClient client = settings.usesClientBean() ? applicationClient(lookup, beans, noted) : null;
         LockEventBridge events = new LockEventBridge(beans.getEvent().select(LockEvent.class));
         LockMetrics metrics = settings.metrics() ? TelemetryLookup.metrics(lookup) : LockMetrics.NONE;
-        ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events, metrics), events, metrics);
+        LockTracing tracing = settings.tracing() ? TelemetryLookup.tracing(lookup) : LockTracing.NONE;
+        ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events, metrics, tracing),
+                events, metrics);
         LOG.log(Level.INFO, "mongolock LockManager started: instance " + manager.instanceId() + ", "
                 + (settings.usesClientBean() ? "the application's MongoClient bean" : "mongolock.uri")
                 + ", collection " + settings.collection() + ", lease " + settings.leaseTime() + ", wait " + settings.waitTime()
-                + ", metrics " + (metrics == LockMetrics.NONE ? "off" : metrics));
+                + ", metrics " + (metrics == LockMetrics.NONE ? "off" : metrics)
+                + ", tracing " + (tracing == LockTracing.NONE ? "off" : tracing));
         return manager;
     }
 

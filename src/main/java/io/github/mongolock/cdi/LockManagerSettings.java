@@ -5,6 +5,7 @@ import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoClient;
 import io.github.mongolock.LockListener;
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.LockTracing;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.memory.InMemoryLockManager;
@@ -32,12 +33,13 @@ import java.util.Optional;
  * @param interceptorPriority {@code mongolock.interceptor.priority}
  * @param pushWakeUp          {@code mongolock.push-wake-up} (default true)
  * @param metrics             {@code mongolock.metrics.enabled} (default true): OpenTelemetry metrics where the API is present
+ * @param tracing             {@code mongolock.tracing.enabled} (default true): OpenTelemetry spans where the API is present
  * @param idleLockAge         {@code mongolock.idle-lock-age} (default P1D, PT0S: off): free lock documents older are removed
  * @param idleCheckInterval   {@code mongolock.idle-check-interval} (default PT1H): how often the managers look for them
  */
 record LockManagerSettings(Optional<String> uri, Optional<String> database, String collection, Duration leaseTime,
                            Duration waitTime, Duration storeTimeout, Optional<String> instanceId,
-                           int interceptorPriority, boolean pushWakeUp, boolean metrics, Duration idleLockAge,
+                           int interceptorPriority, boolean pushWakeUp, boolean metrics, boolean tracing, Duration idleLockAge,
                            Duration idleCheckInterval) {
 
     static final String URI = "mongolock.uri";
@@ -50,6 +52,7 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     static final String INTERCEPTOR_PRIORITY = "mongolock.interceptor.priority";
     static final String PUSH_WAKE_UP = "mongolock.push-wake-up";
     static final String METRICS_ENABLED = "mongolock.metrics.enabled";
+    static final String TRACING_ENABLED = "mongolock.tracing.enabled";
     static final String IDLE_LOCK_AGE = "mongolock.idle-lock-age";
     static final String IDLE_CHECK_INTERVAL = "mongolock.idle-check-interval";
 
@@ -91,6 +94,7 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
         int priority = config.integer(INTERCEPTOR_PRIORITY, problems).orElse(DEFAULT_INTERCEPTOR_PRIORITY);
         boolean pushWakeUp = config.bool(PUSH_WAKE_UP, problems).orElse(true);
         boolean metrics = config.bool(METRICS_ENABLED, problems).orElse(true);
+        boolean tracing = config.bool(TRACING_ENABLED, problems).orElse(true);
         Duration idleLockAge = config.text(IDLE_LOCK_AGE, problems)
                 .flatMap(value -> ConfigReader.duration(IDLE_LOCK_AGE, value, problems).filter(age -> {
                     if (age.isNegative()) {
@@ -108,7 +112,7 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
                 }))
                 .orElse(MongoLockManager.DEFAULT_IDLE_CHECK_INTERVAL);
         return new LockManagerSettings(uri, database, collection, lease, wait, storeTimeout, instanceId, priority, pushWakeUp,
-                metrics, idleLockAge, idleCheckInterval);
+                metrics, tracing, idleLockAge, idleCheckInterval);
     }
 
     /**
@@ -162,8 +166,9 @@ record LockManagerSettings(Optional<String> uri, Optional<String> database, Stri
     }
 
     /** Builds the manager; {@code client} is the application's bean when {@link #usesClientBean()}, else ignored. */
-    MongoLockManager newManager(MongoClient client, LockListener listener, LockMetrics lockMetrics) {
-        MongoLockManager.Builder builder = builder().listener(listener).metrics(lockMetrics);
+    MongoLockManager newManager(MongoClient client, LockListener listener, LockMetrics lockMetrics,
+                                LockTracing lockTracing) {
+        MongoLockManager.Builder builder = builder().listener(listener).metrics(lockMetrics).tracing(lockTracing);
         if (usesClientBean()) {
             builder.client(client);
         }

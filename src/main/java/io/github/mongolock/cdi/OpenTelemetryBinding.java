@@ -1,7 +1,9 @@
 package io.github.mongolock.cdi;
 
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.LockTracing;
 import io.github.mongolock.otel.OpenTelemetryLockMetrics;
+import io.github.mongolock.otel.OpenTelemetryLockTracing;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.inject.Instance;
@@ -13,8 +15,15 @@ final class OpenTelemetryBinding {
     }
 
     static LockMetrics metrics(Instance<Object> lookup) {
+        return OpenTelemetryLockMetrics.of(openTelemetry(lookup));
+    }
+
+    static LockTracing tracing(Instance<Object> lookup) {
+        return OpenTelemetryLockTracing.of(openTelemetry(lookup));
+    }
+
+    private static OpenTelemetry openTelemetry(Instance<Object> lookup) {
         Instance<OpenTelemetry> bean = lookup.select(OpenTelemetry.class);
-        OpenTelemetry openTelemetry = bean.isResolvable() ? bean.get() : GlobalOpenTelemetry.get();
-        return OpenTelemetryLockMetrics.of(openTelemetry);
+        return bean.isResolvable() ? bean.get() : GlobalOpenTelemetry.get();
     }
 }

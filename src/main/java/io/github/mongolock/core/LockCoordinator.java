@@ -9,6 +9,7 @@ import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.LockTracing;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,6 +65,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReleaseFeed releaseFeed;
     private final ReleaseFeed.Listener feedListener;
     private final LockMetrics metrics;
+    private final ReportedAcquisitions reported;
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
     private volatile boolean closed;
@@ -83,18 +85,29 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                            MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed,
                            LockMetrics metrics) {
-        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard(), metrics);
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard(), metrics,
+                LockTracing.NONE);
+    }
+
+    /** @param tracing told of each acquire call's wait; {@link LockTracing#NONE} is never called */
+    public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
+                           MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed,
+                           LockMetrics metrics, LockTracing tracing) {
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, RetryBackoff.standard(), metrics,
+                tracing);
     }
 
     LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                     MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed, RetryBackoff backoff) {
-        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, backoff, LockMetrics.NONE);
+        this(store, ownerPrefix, defaultLease, defaultWait, clock, listeners, releaseFeed, backoff, LockMetrics.NONE,
+                LockTracing.NONE);
     }
 
     LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
                     MonotonicClock clock, List<LockListener> listeners, ReleaseFeed releaseFeed, RetryBackoff backoff,
-                    LockMetrics metrics) {
+                    LockMetrics metrics, LockTracing tracing) {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.reported = new ReportedAcquisitions(this, clock, metrics, Objects.requireNonNull(tracing, "tracing"));
         this.backoff = Objects.requireNonNull(backoff, "backoff");
         this.releaseFeed = Objects.requireNonNull(releaseFeed, "releaseFeed");
         this.store = Objects.requireNonNull(store, "store");
@@ -127,39 +140,17 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     @Override
     public LockSession acquire(String name, LockOptions options) {
-        return measured(name, options, true);
+        return reported.acquire(name, options, true);
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name) {
-        return Optional.ofNullable(measured(name, LockOptions.defaults().waitTime(Duration.ZERO), false));
+        return Optional.ofNullable(reported.acquire(name, LockOptions.defaults().waitTime(Duration.ZERO), false));
     }
 
     @Override
     public Optional<LockSession> tryAcquire(String name, LockOptions options) {
-        return Optional.ofNullable(measured(name, options, false));
-    }
-
-    /** {@link #obtain} with the options applied, and the wait and outcome told to the metrics (if any); null: busy. */
-    private LockSession measured(String name, LockOptions options, boolean throwWhenBusy) {
-        String group = options == null ? LockMetrics.UNGROUPED : options.metricsGroup().orElse(LockMetrics.UNGROUPED);
-        if (metrics == LockMetrics.NONE) {
-            LockSession session = obtain(name, options, throwWhenBusy, group);
-            return session == null ? null : Acquisitions.applyOptions(session, options);
-        }
-        long start = clock.nanoTime();
-        LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
-        try {
-            LockSession session = obtain(name, options, throwWhenBusy, group);
-            session = session == null ? null : Acquisitions.applyOptions(session, options);
-            outcome = session != null ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
-            return session;
-        } catch (LockTimeoutException timedOut) {
-            outcome = LockMetrics.Outcome.TIMED_OUT;
-            throw timedOut;
-        } finally {
-            metrics.acquireEnded(group, outcome, clock.nanoTime() - start);
-        }
+        return Optional.ofNullable(reported.acquire(name, options, false));
     }
 
     @Override
@@ -186,8 +177,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 .findFirst().orElse(ownerPrefix);
     }
 
-    /** @return the granted session, or null when the lock stayed busy and {@code throwWhenBusy} is false */
-    private LockSession obtain(String name, LockOptions options, boolean throwWhenBusy, String group) {
+    /**
+     * @param span told of a hand-over; {@link LockTracing.Span#NONE} when nothing is traced
+     * @return the granted session, or null when the lock stayed busy and {@code throwWhenBusy} is false
+     */
+    LockSession obtain(String name, LockOptions options, boolean throwWhenBusy, String group, LockTracing.Span span) {
         ensureOpen();
         LockArguments.checkName(name);
         Objects.requireNonNull(options, "options");
@@ -218,6 +212,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 long generation = signal == null ? 0 : signal.generation();
                 HeldLock handed = ticket == null ? null : ticket.takeGranted();
                 if (handed != null) {
+                    span.handedOver();
                     outcome = acquisitions.takeHandedOver(handed);
                     return outcome;
                 }
@@ -265,6 +260,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         handed = acquisitions.leaveLine(name, ticket);
                         ticket = null;
                         if (handed != null) {
+                            span.handedOver();
                             outcome = acquisitions.takeHandedOver(handed);
                             return outcome;
                         }

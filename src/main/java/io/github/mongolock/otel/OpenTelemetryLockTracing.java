@@ -1,0 +1,105 @@
+package io.github.mongolock.otel;
+
+import io.github.mongolock.LockMetrics;
+import io.github.mongolock.LockTracing;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * {@link LockTracing} as OpenTelemetry spans, on the tracer {@value OpenTelemetryLockMetrics#SCOPE}: one
+ * {@link SpanKind#INTERNAL} span per acquire call, from the call to its outcome, a child of the span
+ * current on the calling thread (none: a root span). The span is not made current: no application code
+ * runs inside it.
+ *
+ * <pre>{@code
+ * MongoLockManager locks = MongoLockManager.builder().uri(...).database("app")
+ *         .tracing(OpenTelemetryLockTracing.of(openTelemetry))
+ *         .build();
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Spans</caption>
+ *   <tr><th>what</th><th>value</th></tr>
+ *   <tr><td>name</td><td>{@code mongolock acquire} ({@code acquire}, {@code @Locked} with {@code onBusy = FAIL}, the default),
+ *       {@code mongolock tryAcquire} ({@code tryAcquire}, {@code onBusy = SKIP})</td></tr>
+ *   <tr><td>attributes</td><td>{@code mongolock.lock.group}, {@code mongolock.acquire.wait_mode} (wait, try),
+ *       {@code mongolock.acquire.outcome} (acquired, timed_out, skipped, failed); when acquired,
+ *       {@code mongolock.fencing_token}</td></tr>
+ *   <tr><td>events</td><td>{@code mongolock.handed_over} (another caller of this manager handed its hold over),
+ *       {@code mongolock.lease_lost} (a lease the call would have re-entered was lost)</td></tr>
+ *   <tr><td>status</td><td>ERROR with the exception recorded when the outcome is failed; otherwise unset</td></tr>
+ * </table>
+ *
+ * <p>Thread-safe; one instance may serve several managers.
+ */
+public final class OpenTelemetryLockTracing implements LockTracing {
+
+    static final String ACQUIRE = "mongolock acquire";
+    static final String TRY_ACQUIRE = "mongolock tryAcquire";
+    static final AttributeKey<String> WAIT_MODE = AttributeKey.stringKey("mongolock.acquire.wait_mode");
+    static final AttributeKey<Long> FENCING_TOKEN = AttributeKey.longKey("mongolock.fencing_token");
+    static final String HANDED_OVER = "mongolock.handed_over";
+    static final String LEASE_LOST = "mongolock.lease_lost";
+
+    private final Tracer tracer;
+
+    private OpenTelemetryLockTracing(Tracer tracer) {
+        this.tracer = tracer;
+    }
+
+    /** Spans on {@code openTelemetry}'s tracer provider. */
+    public static OpenTelemetryLockTracing of(OpenTelemetry openTelemetry) {
+        Objects.requireNonNull(openTelemetry, "openTelemetry");
+        return new OpenTelemetryLockTracing(openTelemetry.getTracerProvider().tracerBuilder(OpenTelemetryLockMetrics.SCOPE)
+                .build());
+    }
+
+    @Override
+    public Span acquireStarted(String group, WaitMode mode) {
+        // Context.current() is the default parent: the caller's span, if any.
+        io.opentelemetry.api.trace.Span span = tracer.spanBuilder(mode == WaitMode.WAIT ? ACQUIRE : TRY_ACQUIRE).setSpanKind(SpanKind.INTERNAL)
+                .setAttribute(OpenTelemetryLockMetrics.GROUP, group)
+                .setAttribute(WAIT_MODE, mode.name().toLowerCase(Locale.ROOT))
+                .startSpan();
+        return new Waiting(span);
+    }
+
+    /** One call's span; used by the calling thread only. ({@code Span} alone is mongolock's: OpenTelemetry's is spelled out.) */
+    private record Waiting(io.opentelemetry.api.trace.Span span) implements Span {
+
+        @Override
+        public void handedOver() {
+            span.addEvent(HANDED_OVER);
+        }
+
+        @Override
+        public void leaseLost() {
+            span.addEvent(LEASE_LOST);
+        }
+
+        @Override
+        public void ended(LockMetrics.Outcome outcome, long fencingToken, Throwable failure) {
+            span.setAttribute(OpenTelemetryLockMetrics.OUTCOME, outcome.name().toLowerCase(Locale.ROOT));
+            if (outcome == LockMetrics.Outcome.ACQUIRED) {
+                span.setAttribute(FENCING_TOKEN, fencingToken);
+            }
+            if (outcome == LockMetrics.Outcome.FAILED) {
+                if (failure != null) {
+                    span.recordException(failure);
+                }
+                span.setStatus(StatusCode.ERROR, failure == null ? "failed" : failure.getClass().getSimpleName());
+            }
+            span.end();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "OpenTelemetryLockTracing[" + OpenTelemetryLockMetrics.SCOPE + "]";
+    }
+}
