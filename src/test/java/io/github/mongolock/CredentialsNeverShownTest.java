@@ -4,6 +4,7 @@ import static io.github.mongolock.testing.SecretLeaks.assertNothingOf;
 import static io.github.mongolock.testing.SecretLeaks.chain;
 import static io.github.mongolock.testing.SecretLeaks.encoded;
 import static io.github.mongolock.testing.SecretLeaks.withCredentials;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,6 +107,19 @@ class CredentialsNeverShownTest {
         }
     }
 
+    /** The example of docs/configuration.md, "Credentials in the connection string", word for word. */
+    @Test
+    void theDocumentedMessage() {
+        String expected = "MongoDB URI \"mongodb://***@db1/app\" is not valid: the driver's detail is left out, since it"
+                + " may quote part of the password or of an option that carries one. Check that the user name and password"
+                + " are percent-encoded ('/' as %2F, '@' as %40, ':' as %3A, '%' as %25, '?' as %3F, '#' as %23), that the"
+                + " port is a number and that the options are known; the same URI without its credentials shows the"
+                + " driver's detail. Expected mongodb://host[:port][/database][?options] or mongodb+srv://...";
+        MongoLockManager.Builder builder = MongoLockManager.builder().uri("mongodb://user:p@ss:w/rd@db1/app");
+        assertEquals(expected, assertThrows(LockConfigurationException.class, builder::validate).getMessage());
+        assertEquals(expected, assertThrows(LockConfigurationException.class, builder::build).getMessage());
+    }
+
     /** Without secrets there is nothing to hide: the URI and the driver's own detail are shown. */
     @Test
     void aUriWithoutSecretsIsShownWithTheDriversDetail() {
@@ -113,6 +127,7 @@ class CredentialsNeverShownTest {
                 () -> MongoLockManager.builder().uri("mongodb://db1:notaport/app?appName=billing").validate());
         assertTrue(refused.getMessage().contains("\"mongodb://db1:notaport/app?appName=billing\"")
                 && refused.getMessage().contains("port"), refused.getMessage());
+        assertTrue(refused.getCause() instanceof IllegalArgumentException, "the driver's exception is the cause");
     }
 
     /** A valid URI with a password, to a server that is not there: the store's failures show nothing of it. */

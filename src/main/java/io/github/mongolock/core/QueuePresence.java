@@ -22,8 +22,14 @@ final class QueuePresence {
     private final String manager;
     private final MonotonicClock clock;
     private final long maxQuietNanos;
-    /** Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. */
+    /**
+     * Names whose queue this manager may be in (joined, or seen there), until it leaves or is granted. A queue it
+     * could not leave stays here, to be left on close, while fewer than {@value #MAX_UNLEFT} names are: names from
+     * user input during a long outage would otherwise pile up. One forgotten stays in the lock's queue, which then
+     * waits for this manager's turn once, for one watch period (as for a manager that crashed).
+     */
     private final Set<String> queuedFor = ConcurrentHashMap.newKeySet();
+    static final int MAX_UNLEFT = 1_000;
     /** Per name, until when this manager's waiters need not ask the store. */
     private final ConcurrentHashMap<String, Quiet> quietUntil = new ConcurrentHashMap<>();
 
@@ -131,6 +137,9 @@ final class QueuePresence {
         } catch (LockStoreException | LockInterruptedException failed) {
             LOG.log(Level.DEBUG, "mongolock could not leave the queue of lock {0}: {1}", LockArguments.quote(name),
                     failed.getMessage());
+            if (queuedFor.size() > MAX_UNLEFT) {
+                queuedFor.remove(name);
+            }
         }
     }
 

@@ -75,6 +75,16 @@ class CredentialsInDeploymentTest {
         }
     }
 
+    /** The example of docs/configuration.md, "Credentials in the connection string". */
+    @Test
+    void theDocumentedMessage() {
+        String report = DeploymentErrorTest.deploymentFailure(Map.of("mongolock.uri", "mongodb://user:p@ss:w/rd@db1/app"),
+                Job.class);
+        assertTrue(report.contains("MONGOLOCK-CDI-010: mongolock.uri = \"mongodb://***@db1/app\" is not a valid MongoDB"
+                + " connection string: the driver's detail is left out, since it may quote part of the password or of an"
+                + " option that carries one. Check that the user name and password are percent-encoded"), report);
+    }
+
     /** The settings, read from configuration, show the URI redacted; so does every problem found in them. */
     @ParameterizedTest(name = "password {0}")
     @MethodSource("passwords")

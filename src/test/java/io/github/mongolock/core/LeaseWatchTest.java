@@ -58,4 +58,25 @@ class LeaseWatchTest {
         assertTrue((1 + rate) / (1 - rate) <= 1 + LeaseWatch.DRIFT_MARGIN_PERCENT / 100.0);
         assertEquals(Long.MAX_VALUE, LeaseWatch.takeoverAfterNanos(Duration.ofDays(365 * 300)));
     }
+
+    /**
+     * Issue 34: names from user input, each held elsewhere under a long lease and looked at once, within one takeover
+     * period (nothing is old enough to drop by age): the sightings stay bounded, the least recently seen dropped
+     * first. Seen failing before: 10,001 sightings kept after 10,001 names (and every call past 10,000 walked the
+     * whole map without dropping any).
+     */
+    @Test
+    void sightingsOfManyNamesStayBoundedAndTheLeastRecentlySeenGoFirst() {
+        Sighting longLease = new Sighting("v1", "holder", Duration.ofDays(1), false);
+        int names = 3 * LeaseWatch.MAX_WATCHED;
+        for (int i = 0; i < names; i++) {
+            watch.untilTakeover("request-" + i, longLease, 1_000L * i);
+            assertTrue(watch.size() <= LeaseWatch.MAX_WATCHED, "sightings kept after " + (i + 1) + ": " + watch.size());
+        }
+        long now = 1_000L * names;
+        assertEquals(LeaseWatch.takeoverAfterNanos(Duration.ofDays(1)) - 1_000L,
+                watch.untilTakeover("request-" + (names - 1), longLease, now), "the most recent sighting is kept");
+        assertEquals(LeaseWatch.takeoverAfterNanos(Duration.ofDays(1)),
+                watch.untilTakeover("request-0", longLease, now), "the oldest was dropped: watched afresh");
+    }
 }

@@ -76,11 +76,33 @@ class PerNameMemoryTest {
         return used;
     }
 
+    /**
+     * The queues a manager could not leave (MongoDB unreachable) are remembered, to be left on close, for at most
+     * 1,000 names. Seen failing before: all 5,000 remembered, and left one by one on close.
+     */
+    @Test
+    void queuesThatCouldNotBeLeftAreRememberedUpToABound() {
+        ForgetfulStore store = new ForgetfulStore();
+        QueuePresence queues = new QueuePresence(store, "host:0123", MonotonicClock.system(), Duration.ofSeconds(1));
+        FreshAttempts.Outcome heldElsewhere = FreshAttempts.Outcome.busy(Optional.of("elsewhere-0:0:1"), null, null, false);
+        store.leavesFail = true;
+        for (int i = 0; i < 5_000; i++) {
+            assertTrue(queues.queueUp("busy-" + i, heldElsewhere));
+            queues.leave("busy-" + i);
+        }
+        store.leavesFail = false;
+        queues.leaveAll();
+        System.out.printf("[memory] queues left on close after 5,000 failed leaves: %d (bound 1,000)%n", store.leaves.get());
+        assertTrue(store.leaves.get() > 0 && store.leaves.get() <= QueuePresence.MAX_UNLEFT, "queues remembered: " + store.leaves.get());
+    }
+
     /** Remembers nothing per name: whatever stays in the heap is the coordinator's. */
     private static final class ForgetfulStore implements LockStore {
 
         private static final Sighting HELD_ELSEWHERE = new Sighting("state-1", "elsewhere-0:0:1", Duration.ofHours(1), false);
         private final AtomicLong tokens = new AtomicLong();
+        private final AtomicLong leaves = new AtomicLong();
+        private volatile boolean leavesFail;
 
         @Override
         public AcquireAttempt tryAcquire(String name, String owner, String session) {
@@ -107,6 +129,10 @@ class PerNameMemoryTest {
 
         @Override
         public void leaveQueue(String name, String manager) {
+            if (leavesFail) {
+                throw new LockStoreException("unreachable", new RuntimeException(), false);
+            }
+            leaves.incrementAndGet();
         }
 
         @Override

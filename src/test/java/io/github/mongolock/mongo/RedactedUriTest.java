@@ -18,6 +18,8 @@ class RedactedUriTest {
     @CsvSource(delimiter = '|', value = {
             "mongodb://admin:Top/Secret@127.0.0.1:1/app | mongodb://***@127.0.0.1:1/app",
             "mongodb://user:p@ss:w/rd@127.0.0.1:1/app | mongodb://***@127.0.0.1:1/app",
+            "mongodb://user:p@ss:w/rd@db1/app | mongodb://***@db1/app",
+            "mongodb://db1/app?tls=true&tlsCertificateKeyFilePassword=k&y&w=1 | mongodb://db1/app?tls=true&tlsCertificateKeyFilePassword=***&w=1",
             "mongodb://u:Qu?Xylo&Amp=Zeta#Wolf@db1/app | mongodb://***@db1/app",
             "mongodb+srv://u:pässwörd€@cluster0.example.net/app?retryWrites=true | mongodb+srv://***@cluster0.example.net/app?retryWrites=true",
             "mongodb://u:Top%2FSecret@db1,db2:27018/app?replicaSet=rs0 | mongodb://***@db1,db2:27018/app?replicaSet=rs0",

@@ -124,6 +124,15 @@ class BadInputCatalogueTest {
         assertSentinelUnchanged(sentinelBefore, label);
     }
 
+    /** The example of docs/configuration.md, "Lock names", word for word. */
+    @org.junit.jupiter.api.Test
+    void theDocumentedMessage() {
+        LockConfigurationException refused = assertThrows(LockConfigurationException.class,
+                () -> locks.acquire("a\nb" + "c".repeat(600)));
+        assertEquals("Lock name \"a\\u000Ab" + "c".repeat(77) + "...(603 chars)\" is 603 UTF-8 bytes long: at most 512 are"
+                + " allowed. Use a shorter name, e.g. a hash of the long key.", refused.getMessage());
+    }
+
     static Stream<Arguments> durations() {
         return Stream.of(
                 Arguments.of("lease zero", LockOptions.defaults().leaseTime(Duration.ZERO), "leaseTime = PT0S"),
