@@ -67,6 +67,7 @@ CONSTANTS
     MaxStale,    \* bound on stale reads: a read of a lock or of a session answered from
                  \* an older snapshot (SERVER-53813: a newly elected primary serving a
                  \* majority read from before acknowledged writes; MongoDB 5.0 to 7.0)
+    StaleReads,  \* which reads may be stale: a subset of {"lock", "session"}
     Sweep,       \* TRUE: with every renewal the client reads the lock documents
                  \* that name its session and frees those it does not know it
                  \* holds (the fix for orphans, see README); FALSE: the design as
@@ -89,14 +90,12 @@ ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Clients \subseteq Nat \ {0} /\ Locks \subseteq Nat \ {0}
        /\ Crashers \subseteq Clients /\ Expirers \subseteq Clients /\ MaxCrashes \in Nat /\ MaxLost \in Nat
        /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Ordered \in BOOLEAN /\ RenewIdle \in BOOLEAN /\ Releasers \subseteq Clients /\ Reacquire \in BOOLEAN /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
-       /\ MaxStale \in Nat
+       /\ MaxStale \in Nat /\ StaleReads \subseteq {"lock", "session"}
        /\ Variant \in {"Correct", "TakeUnexpired", "GrantOwnLease", "RenewExpired", "TakeOnRead",
                        "EndLive"}
 
 VARIABLES
-    lk,          \* lk[l]: lock document l: [owner, sess, token]; owner NoId: free; and the
-                 \* history was: the sessions that have held it (what a stale read of it
-                 \* may answer; kept only when MaxStale > 0)
+    lk,          \* lk[l]: lock document l: [owner, sess, token]; owner NoId: free
     sd,          \* sd[s]: session document s's state: "none" | "live" | "expired"
     rate,        \* rate[c]: units client c's monotonic clock advances per real tick
     cs,          \* per-client state, see ClientState
@@ -235,11 +234,11 @@ Keep(n1, l1, s1, c1) ==
     IN  {q \in n1 : MayMatch(q, l1, s1, gids)}
 
 \* The new state: requests in net that can never match are dropped, and session
-\* documents nobody refers to are forgotten (and from the locks' histories).
+\* documents nobody refers to are forgotten.
 Commit(l1, s1, c1, n1) ==
     LET n2   == Keep(n1, l1, s1, c1)
         refs == SidRefs(l1, c1, n2)
-    IN  /\ lk' = [l \in Locks |-> [l1[l] EXCEPT !.was = @ \cap refs]]
+    IN  /\ lk' = l1
         /\ cs' = c1
         /\ net' = n2
         /\ sd' = [s \in Sids |-> IF s \in refs THEN s1[s] ELSE "none"]
@@ -257,6 +256,7 @@ StaleReq(r, lw, sw) ==
       [] r.kind \in {"Expire", "End"} -> StaleEnd(r, lw, sw)
       [] OTHER -> r
 StaleClient(s, lw, sw) ==
+    IF lw = 0 /\ sw = NoSid THEN s ELSE
     [s EXCEPT !.app  = [l \in Locks |-> StaleReq(s.app[l], lw, sw)],
               !.ren  = StaleReq(@, lw, sw), !.swp = StaleReq(@, lw, sw),
               !.rd   = [l \in Locks |-> IF l = lw THEN [@[l] EXCEPT !.ver = FALSE] ELSE @[l]],
@@ -342,10 +342,7 @@ Apply(r, c, slot) ==
         sw  == IF m /\ r.kind \in {"Renew", "Expire", "End"} THEN r.sid ELSE NoSid
         l0  == CASE ~m -> lk
                  [] IsGrant(r) -> [lk EXCEPT ![r.l] = [owner |-> r.id, sess |-> r.sid,
-                                                       token |-> @.token + 1,
-                                                       was |-> IF MaxStale > 0
-                                                               THEN @.was \cup {r.sid}
-                                                               ELSE {}]]
+                                                       token |-> @.token + 1]]
                  [] r.kind = "Release" -> [lk EXCEPT ![r.l] = [@ EXCEPT !.owner = NoId,
                                                                        !.sess = NoSid]]
                  [] OTHER -> lk
@@ -368,7 +365,8 @@ Apply(r, c, slot) ==
                                                 THEN [c0[x] EXCEPT !.tok[r.l] = Rank(@)]
                                                 ELSE c0[x]]
                ELSE c0
-        n1  == {StaleReq(q, lw, sw) : q \in IF slot[1] = "net" THEN net \ {r} ELSE net}
+        n0  == IF slot[1] = "net" THEN net \ {r} ELSE net
+        n1  == IF lw = 0 /\ sw = NoSid THEN n0 ELSE {StaleReq(q, lw, sw) : q \in n0}
     IN  /\ Commit(l1, s1, c1, n1)
         /\ lastGranted' = IF grant THEN [lastGranted EXCEPT ![r.l] = l1[r.l].token]
                           ELSE lastGranted
@@ -442,9 +440,14 @@ Renew(c) ==
 \*  - held under session S: the read of S (second step), unless S is live and already
 \*    watched (nothing to do)
 \* What a stale first read adds: an earlier holder's session, with a version that is
-\* not the document's (its take can never match).  A stale read that shows the lock free
-\* leads to a compare-and-set on that free state, which cannot match either, or to the
-\* upsert, which is the fresh acquire above: neither is modelled apart.
+\* not the document's (its take can never match).  Which sessions held the lock earlier
+\* is not kept: any other client's session whose document exists may be answered (a
+\* superset, with no history to carry; the waiter's own session cannot have held the
+\* lock it waits for: a client that released a lock is done with it, or wants it again
+\* under Reacquire, when it may be answered too).  A stale read that shows the lock free leads to a compare-and-set on
+\* that free state, which cannot match, or to the upsert, which is the fresh acquire
+\* above: neither is modelled apart.
+Existing(c) == {x \in Sids : sd[x] \in {"live", "expired"} /\ (x[1] # c \/ Reacquire)}
 ReadFor(c, l) ==
     LET s == cs[c]
         d == lk[l]
@@ -453,7 +456,7 @@ ReadFor(c, l) ==
         ELSE IF Variant = "TakeUnexpired" /\ s.wsid = d.sess /\ s.seen >= WaitFor THEN "Session"
         ELSE IF c \in Expirers /\ s.wsid # d.sess THEN "Session"
         ELSE "None"
-StaleLeft == faults.stale < MaxStale
+StaleLeft(k) == faults.stale < MaxStale /\ k \in StaleReads
 CanRead(c, l) ==
     LET s == cs[c] IN
     /\ s.mode = "Run" /\ s.sm = "Live" /\ s.lm[l] = "Wait" /\ s.app[l] = NoReq
@@ -461,7 +464,7 @@ CanRead(c, l) ==
     /\ Started(c)
     /\ Ordered => \A k \in Locks : k < l => s.lm[k] \in {"Hold", "Done"}
     /\ \/ ReadFor(c, l) \in {"Acquire", "Session"}
-       \/ StaleLeft /\ lk[l].was # {}
+       \/ StaleLeft("lock") /\ Existing(c) # {}
     /\ ReadFor(c, l) = "Acquire" => FreeIds(c) # {}
 Read(c, l) ==
     LET s  == cs[c]
@@ -477,8 +480,8 @@ Read(c, l) ==
        \/ /\ k = "Session"
           /\ Commit(lk, sd, [cs EXCEPT ![c].rd[l] = [sid |-> d.sess, ver |-> TRUE]], net)
           /\ UNCHANGED faults
-       \/ /\ StaleLeft
-          /\ \E x \in lk[l].was :
+       \/ /\ StaleLeft("lock")
+          /\ \E x \in Existing(c) :
                 Commit(lk, sd, [cs EXCEPT ![c].rd[l] = [sid |-> x, ver |-> FALSE]], net)
           /\ faults' = [faults EXCEPT !.stale = @ + 1]
     /\ UNCHANGED <<rate, lastGranted, hist>>
@@ -519,7 +522,7 @@ ReadSession(c, l) ==
     /\ CanReadSession(c, l)
     /\ \/ /\ Commit(lk, sd, [cs EXCEPT ![c] = Act(IF sd[S] = "live" THEN "live" ELSE "ended")], net)
           /\ UNCHANGED faults
-       \/ /\ StaleLeft /\ FreeIds(c) # {}
+       \/ /\ StaleLeft("session") /\ FreeIds(c) # {}
           /\ Commit(lk, sd, [cs EXCEPT ![c] = Act("absent")], net)
           /\ faults' = [faults EXCEPT !.stale = @ + 1]
     /\ UNCHANGED <<rate, lastGranted, hist>>
@@ -625,7 +628,7 @@ Tick ==
 (* The specification.                                                      *)
 (***************************************************************************)
 Init ==
-    /\ lk = [l \in Locks |-> [owner |-> NoId, sess |-> NoSid, token |-> 0, was |-> {}]]
+    /\ lk = [l \in Locks |-> [owner |-> NoId, sess |-> NoSid, token |-> 0]]
     /\ sd = [s \in Sids |-> "none"]
     /\ rate \in IF WorstRates
                 THEN {[c \in Clients |-> IF c \in Expirers THEN MaxOf(Rates) ELSE MinOf(Rates)]}
@@ -676,14 +679,16 @@ WaiterCanWork ==
     \E c \in Clients : CanCreate(c) \/ CanExpire(c)
                        \/ \E l \in Locks : CanRead(c, l) \/ CanReadSession(c, l)
 \* (Since the read has two steps: the first read done, rd set; the second done, rd
-\* cleared, whatever it led to.  Only "TakeOnRead", a broken variant checked for safety
-\* alone, sets rd in another step: the server's answer to a failed expiry.)
+\* cleared, whatever it led to.  A grant asked for by a read, with nothing out before: the
+\* take that follows an expiry or an end-unless-live is the server's step.  Only
+\* "TakeOnRead", a broken variant checked for safety alone, sets rd in another step: the
+\* server's answer to a failed expiry.)
 WaiterStep ==
     \E c \in Clients :
         \/ cs[c].sm = "None" /\ cs'[c].sm = "Creating"
         \/ cs'[c].wsid \notin {NoSid, cs[c].wsid}
         \/ \E l \in Locks :
-              \/ cs[c].lm[l] = "Wait" /\ cs'[c].lm[l] = "Acq"
+              \/ cs[c].lm[l] = "Wait" /\ cs'[c].lm[l] = "Acq" /\ cs[c].app[l] = NoReq
               \/ cs[c].app[l] = NoReq /\ cs'[c].app[l].kind = "Expire"
               \/ cs[c].rd[l] = NoRd /\ cs'[c].rd[l] # NoRd
               \/ cs[c].rd[l] # NoRd /\ cs'[c].rd[l] = NoRd /\ cs'[c].mode = "Run"
@@ -702,8 +707,7 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* Properties.                                                             *)
 (***************************************************************************)
 TypeOK ==
-    /\ lk \in [Locks -> [owner : Ids \cup {NoId}, sess : Sids \cup {NoSid}, token : 0..MaxTok,
-                         was : SUBSET Sids]]
+    /\ lk \in [Locks -> [owner : Ids \cup {NoId}, sess : Sids \cup {NoSid}, token : 0..MaxTok]]
     /\ \A l \in Locks : (lk[l].owner = NoId) <=> (lk[l].sess = NoSid)
     /\ sd \in [Sids -> {"none", "live", "expired"}]
     /\ \A l \in Locks : lk[l].owner # NoId => sd[lk[l].sess] # "none"

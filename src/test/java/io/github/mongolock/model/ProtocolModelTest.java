@@ -16,11 +16,17 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -55,8 +61,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       constants have the same control: it is run once, and its result serves them all.
  * </ul>
  *
- * <p>TLC runs with one worker: the build machines have two cores, shared with the rest of the
- * build, and a second worker bought nothing there (see spec/README.md, "In the build").
+ * <p>Two TLC processes run at once, each with one worker (the build machines have two cores): all
+ * runs are started before the first test, the passing configurations (the longest) first, and each
+ * test waits for its own. Most runs last a second or two, mostly the JVM's start, which one worker
+ * per process overlaps better than two workers in one process (see spec/README.md, "In the build").
  */
 class ProtocolModelTest {
 
@@ -64,14 +72,17 @@ class ProtocolModelTest {
     private static final Path SPEC = Path.of("spec");
     private static final Path TARGET = Path.of("target");
     private static final String NO_ERROR = "Model checking completed. No error has been found.";
-    private static final String LIVENESS_CHECKED =
-            "Checking temporal properties for the complete state space";
+    /** TLC's line before the liveness check ("Checking 2 branches of temporal properties ..." for several). */
+    private static final Pattern LIVENESS_CHECKED =
+            Pattern.compile("Checking (\\d+ branches of )?temporal properties for the complete state space");
     /** TLC's exit status for a violated invariant ({@code tlc2.output.EC.ExitStatus.VIOLATION_SAFETY}). */
     private static final int EXIT_SAFETY_VIOLATION = 12;
     /** TLC's exit status for a violated temporal property ({@code EC.ExitStatus.VIOLATION_LIVENESS}). */
     private static final int EXIT_LIVENESS_VIOLATION = 13;
     private static final String PROPERTY_VIOLATED = "Error: Temporal properties were violated.";
     private static final String WORKERS = "1";
+    /** TLC processes at once. */
+    private static final int AT_ONCE = 2;
     private static final Pattern SUMMARY = Pattern.compile(
             "states generated|distinct states found|depth of the complete state graph|Finished in"
                     + "|Checking temporal properties for the complete|Error:|violated|^State \\d+:|^Back to state");
@@ -82,8 +93,22 @@ class ProtocolModelTest {
     private static final String FREES = "LockFrees.tla";
     private static final String LOSSES = "LeaseLosses.tla";
     private static final Pattern COMMENT = Pattern.compile("(?m)^\\s*\\\\\\*.*\\R?");
-    /** Control runs done, by module and control configuration (comments left out): each is run once. */
-    private static final Map<String, TlcRun> CONTROLS = new ConcurrentHashMap<>();
+    /**
+     * The runs, started or done, by configuration; a control run by module and control configuration
+     * (comments left out), so that broken configurations with the same constants share one.
+     */
+    private static final Map<String, Future<TlcRun>> RUNS = new ConcurrentHashMap<>();
+    /** TLC processes still running: killed if the test JVM exits first. */
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final ExecutorService POOL = Executors.newFixedThreadPool(AT_ONCE, task -> {
+        Thread thread = new Thread(task, "tlc-runs");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly)));
+    }
 
     /** What TLC must report for a configuration. */
     enum Expect { PASS_WITH_LIVENESS, PASS, VIOLATED, VIOLATED_PROPERTY, CONTROL }
@@ -189,14 +214,22 @@ class ProtocolModelTest {
         return CASES;
     }
 
+    /** Starts every run: the passing configurations (the longest) first, then the table's order. */
+    @BeforeAll
+    static void startAllRuns() {
+        CASES.stream().filter(c -> c.expect() == Expect.PASS || c.expect() == Expect.PASS_WITH_LIVENESS)
+                .forEach(ProtocolModelTest::start);
+        CASES.forEach(ProtocolModelTest::start);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void tlcReportsWhatTheConfigurationExpects(Case c) {
-        TlcRun run = runTlc(c);
+        TlcRun run = await(c);
         switch (c.expect()) {
             case PASS_WITH_LIVENESS -> {
                 assertNoError(run);
-                assertTrue(run.output().contains(LIVENESS_CHECKED),
+                assertTrue(LIVENESS_CHECKED.matcher(run.output()).find(),
                         () -> "TLC did not check the temporal property of " + c.config() + ", see "
                                 + run.outputFile());
             }
@@ -248,26 +281,36 @@ class ProtocolModelTest {
     }
 
     /**
-     * Runs TLC on the case's configuration; a control run whose module and configuration (comments left
-     * out) were run already for another broken configuration reuses that run's result.
+     * The case's run, started unless it was: a control run whose module and configuration (comments left
+     * out) equal those of another broken configuration's control is that run.
      */
-    private static TlcRun runTlc(Case c) {
-        if (c.expect() != Expect.CONTROL) {
-            return runTlcNow(c);
+    private static Future<TlcRun> start(Case c) {
+        String key = c.expect() != Expect.CONTROL ? c.runConfig()
+                : "control of " + c.module() + "\n" + COMMENT.matcher(controlText(c.config())).replaceAll("").strip();
+        return RUNS.computeIfAbsent(key, k -> POOL.submit(() -> runTlc(c)));
+    }
+
+    private static TlcRun await(Case c) {
+        TlcRun run;
+        try {
+            run = start(c).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for TLC on " + c.runConfig(), e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new AssertionError("TLC could not be run on " + c.runConfig(), e.getCause());
         }
-        String key = c.module() + "\n" + COMMENT.matcher(controlText(c.config())).replaceAll("").strip();
-        TlcRun earlier = CONTROLS.get(key);
-        if (earlier != null) {
+        if (!run.config().equals(c.runConfig())) {
             System.out.printf("TLC %s: the same constants as %s, whose control run it shares (exit %d)%n",
-                    c.runConfig(), earlier.config(), earlier.exitCode());
-            return earlier;
+                    c.runConfig(), run.config(), run.exitCode());
         }
-        TlcRun run = runTlcNow(c);
-        CONTROLS.put(key, run);
         return run;
     }
 
-    private static TlcRun runTlcNow(Case c) {
+    private static TlcRun runTlc(Case c) {
         String config = c.runConfig();
         String name = config.replace(".cfg", "");
         Path workDir = TARGET.resolve("tlc-" + name).toAbsolutePath();
@@ -303,6 +346,7 @@ class ProtocolModelTest {
                     .redirectErrorStream(true)
                     .redirectOutput(outputFile.toFile())
                     .start();
+            RUNNING.add(process);
             boolean finished;
             try {
                 finished = process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -310,6 +354,8 @@ class ProtocolModelTest {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted while TLC checked " + config, e);
+            } finally {
+                RUNNING.remove(process);
             }
             if (!finished) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
