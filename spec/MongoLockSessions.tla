@@ -64,6 +64,10 @@ CONSTANTS
                  \* crasher takes both locks first (a state-space cut for 2 locks)
     RenewIdle,   \* TRUE: the renewer renews the session while the manager has one,
                  \* also when it holds nothing; FALSE: only while it holds or acquires
+    MaxStale,    \* bound on stale reads: a read of a lock or of a session answered from
+                 \* an older snapshot (SERVER-53813: a newly elected primary serving a
+                 \* majority read from before acknowledged writes; MongoDB 5.0 to 7.0)
+    StaleReads,  \* which reads may be stale: a subset of {"lock", "session"}
     Sweep,       \* TRUE: with every renewal the client reads the lock documents
                  \* that name its session and frees those it does not know it
                  \* holds (the fix for orphans, see README); FALSE: the design as
@@ -75,12 +79,20 @@ CONSTANTS
                  \*   lease, whatever the session's confirmed lease says
                  \* | "RenewExpired": the renewal filters on {_id: sid} only (no
                  \*   state: live), and so revives an expired session
+                 \* | "TakeOnRead": the code before issue 31: a session READ as ended
+                 \*   or absent authorises the take (no compare-and-set on the session),
+                 \*   and so does a re-read after a failed expiry
+                 \* | "EndLive": the end-unless-live upsert without its state filter
+                 \*   ({_id: S} instead of {_id: S, state: {$ne: "live"}}): it ends a
+                 \*   live session too
 
 ASSUME /\ R >= 2 /\ Lease >= 1 /\ WaitFor >= Lease
        /\ Clients \subseteq Nat \ {0} /\ Locks \subseteq Nat \ {0}
        /\ Crashers \subseteq Clients /\ Expirers \subseteq Clients /\ MaxCrashes \in Nat /\ MaxLost \in Nat
        /\ WorstRates \in BOOLEAN /\ Staged \in BOOLEAN /\ Ordered \in BOOLEAN /\ RenewIdle \in BOOLEAN /\ Releasers \subseteq Clients /\ Reacquire \in BOOLEAN /\ MaxSid >= 1 /\ MaxId >= 1 /\ Sweep \in BOOLEAN
-       /\ Variant \in {"Correct", "TakeUnexpired", "GrantOwnLease", "RenewExpired"}
+       /\ MaxStale \in Nat /\ StaleReads \subseteq {"lock", "session"}
+       /\ Variant \in {"Correct", "TakeUnexpired", "GrantOwnLease", "RenewExpired", "TakeOnRead",
+                       "EndLive"}
 
 VARIABLES
     lk,          \* lk[l]: lock document l: [owner, sess, token]; owner NoId: free
@@ -88,7 +100,7 @@ VARIABLES
     rate,        \* rate[c]: units client c's monotonic clock advances per real tick
     cs,          \* per-client state, see ClientState
     net,         \* requests in flight whose client no longer waits for them
-    faults,      \* [crash, lost]: faults so far
+    faults,      \* [crash, lost, stale]: faults so far
     lastGranted, \* history: lastGranted[l], the token of l's last grant
     hist         \* history flags: [tokensOk: every grant's token exceeded the last,
                  \* takeLive: a take landed on a lock whose session was not expired,
@@ -110,10 +122,10 @@ MaxOf(S) == CHOOSE x \in S : \A y \in S : x >= y
 
 (***************************************************************************)
 (* Requests, one record shape (unused fields: 0 / NoId / NoSid / FALSE).   *)
-(*   kind  "Create" | "Renew" | "Expire" (session document),               *)
+(*   kind  "Create" | "Renew" | "Expire" | "End" (session document),       *)
 (*         "Acquire" | "Take" | "Release" (lock document l)                *)
-(*   sid   Create, Renew: the client's session; Expire: the session to     *)
-(*         expire; Acquire, Take: the session the grant writes             *)
+(*   sid   Create, Renew: the client's session; Expire, End: the session   *)
+(*         to end; Acquire, Take: the session the grant writes             *)
 (*   old   Take: the (expired) session the filter names                    *)
 (*   id    Acquire, Take: the new owner id; Release: the owner filtered on *)
 (*   ver   Expire: the session's (state, beat) the waiter saw is still the *)
@@ -121,13 +133,19 @@ MaxOf(S) == CHOOSE x \in S : \A y \in S : x >= y
 (*   left  Create, Renew: Lease minus the local time since the request was *)
 (*         SENT (what a "matched" reply confirms); Acquire, Take: the same *)
 (*         for the broken variant GrantOwnLease only (else 0)              *)
+(*   l, lv Expire, End: the lock the waiter takes once the session ended,  *)
+(*         and whether the lock's version it read is still the document's *)
 (***************************************************************************)
 Req(k, l, i, s, o, v, left) ==
-    [kind |-> k, l |-> l, id |-> i, sid |-> s, old |-> o, ver |-> v, left |-> left]
+    [kind |-> k, l |-> l, id |-> i, sid |-> s, old |-> o, ver |-> v, left |-> left, lv |-> FALSE]
 NoReq == Req("none", 0, NoId, NoSid, NoSid, FALSE, 0)
-Kinds == {"Create", "Renew", "Expire", "Acquire", "Take", "Release"}
+\* Expire (v: the beat watched is still the session's) or End, for the take of lock l
+\* whose version read is still the document's (lv), under the owner id a (reserved at
+\* the send: the take that follows carries it).
+EndReq(k, l, s, v, lv, a) == [Req(k, l, a, s, NoSid, v, 0) EXCEPT !.lv = lv]
+Kinds == {"Create", "Renew", "Expire", "End", "Acquire", "Take", "Release"}
 Requests == [kind : Kinds, l : Locks \cup {0}, id : Ids \cup {NoId}, sid : Sids \cup {NoSid},
-             old : Sids \cup {NoSid}, ver : BOOLEAN, left : 0..Lease]
+             old : Sids \cup {NoSid}, ver : BOOLEAN, left : 0..Lease, lv : BOOLEAN]
 IsGrant(r) == r.kind \in {"Acquire", "Take"}
 GrantLeft == IF Variant = "GrantOwnLease" THEN Lease ELSE 0
 
@@ -147,23 +165,32 @@ GrantLeft == IF Variant = "GrantOwnLease" THEN Lease ELSE 0
 (*  app[l] the request out for lock l (or an Expire sent while waiting     *)
 (*        for l)                                                           *)
 (*  tok[l] the fencing token of the grant; gconf[l]: GrantOwnLease only    *)
+(*  rd[l] the first step of a read of lock l done: the session it named   *)
+(*        and whether the version read is still the document's (NoRd:     *)
+(*        none); the second step reads that session                        *)
 (*  wsid, seen: the session this waiter watches (NoSid: none) and the      *)
 (*        local time since the reply that showed its (state, beat); the    *)
 (*        watch is dropped when that (state, beat) changes                 *)
+(*  wl, wlv: the lock whose read started the watch (the expiry is sent     *)
+(*        for it) and whether the version read is still the document's    *)
 (*  swp   Sweep: the release of an orphan of its session, out             *)
 (***************************************************************************)
+Rd == [sid : Sids \cup {NoSid}, ver : BOOLEAN]
+NoRd == [sid |-> NoSid, ver |-> FALSE]
 ClientState ==
     [mode : {"Run", "Crashed"}, sm : {"None", "Creating", "Live"},
      sid : Sids \cup {NoSid}, sconf : 0..Lease, ren : Requests \cup {NoReq},
      lm : [Locks -> {"Wait", "Acq", "Hold", "Rel", "Clean", "Done"}],
      att : [Locks -> Ids \cup {NoId}], app : [Locks -> Requests \cup {NoReq}],
-     tok : [Locks -> 0..MaxTok], gconf : [Locks -> 0..Lease],
-     wsid : Sids \cup {NoSid}, seen : 0..WaitFor, swp : Requests \cup {NoReq}]
+     tok : [Locks -> 0..MaxTok], gconf : [Locks -> 0..Lease], rd : [Locks -> Rd],
+     wsid : Sids \cup {NoSid}, seen : 0..WaitFor, wl : Locks \cup {0}, wlv : BOOLEAN,
+     swp : Requests \cup {NoReq}]
 
 Fresh == [mode |-> "Run", sm |-> "None", sid |-> NoSid, sconf |-> 0, ren |-> NoReq,
           lm |-> [l \in Locks |-> "Wait"], att |-> [l \in Locks |-> NoId],
           app |-> [l \in Locks |-> NoReq], tok |-> [l \in Locks |-> 0],
-          gconf |-> [l \in Locks |-> 0], wsid |-> NoSid, seen |-> 0, swp |-> NoReq]
+          gconf |-> [l \in Locks |-> 0], rd |-> [l \in Locks |-> NoRd],
+          wsid |-> NoSid, seen |-> 0, wl |-> 0, wlv |-> FALSE, swp |-> NoReq]
 CrashedState == [Fresh EXCEPT !.mode = "Crashed", !.lm = [l \in Locks |-> "Done"]]
 
 \* isHeld(): the grant was believed, and the session's confirmed lease runs.
@@ -180,6 +207,7 @@ SlotReqs(s) == {s.ren, s.swp} \cup {s.app[l] : l \in Locks}
 AllReqs(c1, n1) == n1 \cup UNION {SlotReqs(c1[x]) : x \in Clients}
 SidRefs(l1, c1, n1) ==
     {l1[l].sess : l \in Locks} \cup {c1[x].sid : x \in Clients} \cup {c1[x].wsid : x \in Clients}
+      \cup {c1[x].rd[l].sid : x \in Clients, l \in Locks}
       \cup {r.sid : r \in AllReqs(c1, n1)} \cup {r.old : r \in AllReqs(c1, n1)}
 IdRefs == {lk[l].owner : l \in Locks} \cup {cs[x].att[l] : x \in Clients, l \in Locks}
             \cup {r.id : r \in AllReqs(cs, net)}
@@ -197,6 +225,7 @@ MayMatch(r, l1, s1, gids) ==
       [] r.kind = "Renew"   -> IF Variant = "RenewExpired" THEN s1[r.sid] # "none"
                                                           ELSE s1[r.sid] = "live"
       [] r.kind = "Expire"  -> r.ver
+      [] r.kind = "End"     -> FALSE    \* nobody waits: it can only end an ended session
       [] r.kind = "Acquire" -> TRUE
       [] r.kind = "Take"    -> r.ver
       [] r.kind = "Release" -> r.id = l1[r.l].owner \/ <<r.l, r.id>> \in gids
@@ -219,15 +248,22 @@ Commit(l1, s1, c1, n1) ==
 (* sw's (state, beat) (NoSid: none).  Remembered copies are cleared; a     *)
 (* request that can never match again is put in a canonical form.          *)
 (***************************************************************************)
+StaleEnd(r, lw, sw) ==
+    [r EXCEPT !.ver = IF r.kind = "Expire" /\ r.sid = sw THEN FALSE ELSE @,
+              !.lv  = IF r.l = lw THEN FALSE ELSE @]
 StaleReq(r, lw, sw) ==
     CASE r.kind = "Take" /\ r.l = lw   -> [r EXCEPT !.ver = FALSE, !.old = NoSid, !.left = 0]
-      [] r.kind = "Expire" /\ r.sid = sw -> [r EXCEPT !.ver = FALSE, !.sid = NoSid]
+      [] r.kind \in {"Expire", "End"} -> StaleEnd(r, lw, sw)
       [] OTHER -> r
 StaleClient(s, lw, sw) ==
+    IF lw = 0 /\ sw = NoSid THEN s ELSE
     [s EXCEPT !.app  = [l \in Locks |-> StaleReq(s.app[l], lw, sw)],
               !.ren  = StaleReq(@, lw, sw), !.swp = StaleReq(@, lw, sw),
+              !.rd   = [l \in Locks |-> IF l = lw THEN [@[l] EXCEPT !.ver = FALSE] ELSE @[l]],
               !.wsid = IF @ = sw THEN NoSid ELSE @,
-              !.seen = IF s.wsid = sw THEN 0 ELSE @]
+              !.seen = IF s.wsid = sw THEN 0 ELSE @,
+              !.wl   = IF s.wsid = sw THEN 0 ELSE @,
+              !.wlv  = IF s.wsid = sw \/ s.wl = lw THEN FALSE ELSE @]
 
 (***************************************************************************)
 (* The server: filters and updates.                                        *)
@@ -237,6 +273,8 @@ Matches(r) ==
       [] r.kind = "Renew"   ->                           \* {_id: sid, state: "live"}
              IF Variant = "RenewExpired" THEN sd[r.sid] # "none" ELSE sd[r.sid] = "live"
       [] r.kind = "Expire"  -> r.ver /\ sd[r.sid] = "live" \* {_id: S, state: "live", beat: b}
+      [] r.kind = "End"     ->                           \* {_id: S, state: {$ne: "live"}}, upsert
+             Variant = "EndLive" \/ sd[r.sid] # "live"
       [] r.kind = "Acquire" -> lk[r.l].owner = NoId       \* {_id, holds: 0}
       [] r.kind = "Take"    -> r.ver /\ lk[r.l].sess = r.old \* {_id, version: v, session: S}
       [] r.kind = "Release" -> lk[r.l].owner = r.id       \* {_id, owner, version}
@@ -253,6 +291,25 @@ SessionLost(s) ==
 Believes(s, r) ==
     IF Variant = "GrantOwnLease" THEN r.sid = s.sid /\ s.sm = "Live"
     ELSE r.sid = s.sid /\ s.sm = "Live" /\ s.sconf > 0
+\* The waiter's next step once its expiry (the compare-and-set on the beat watched) or its
+\* end-unless-live upsert answered, if it still waits for the lock with nothing out:
+\*  - matched: the session is ended for sure; the take, findOneAndUpdate({_id, version,
+\*    owner, holds, session: S} as read, the grant)
+\*  - an expiry that missed (the beat moved, or the session was ended meanwhile): the
+\*    end-unless-live upsert ("TakeOnRead": a re-read of the session, whose answer, if
+\*    not live, authorised the take)
+\*  - an end-unless-live that failed (duplicate key: S is live): watch again
+TakeFor(s, l, S, lv, a) ==
+    [s EXCEPT !.lm[l] = "Acq", !.att[l] = a,
+              !.app[l] = Req("Take", l, a, s.sid, S, lv, GrantLeft)]
+AfterEnd(s, r, m) ==
+    IF ~(s.lm[r.l] = "Wait" /\ s.app[r.l] = NoReq /\ s.sm = "Live") THEN s
+    ELSE IF m THEN TakeFor(s, r.l, r.sid, r.lv, r.id)
+    ELSE IF r.kind = "Expire" /\ Variant = "TakeOnRead"
+         THEN [s EXCEPT !.rd[r.l] = [sid |-> r.sid, ver |-> r.lv]]
+    ELSE IF r.kind = "Expire"
+         THEN [s EXCEPT !.app[r.l] = EndReq("End", r.l, r.sid, FALSE, r.lv, r.id)]
+    ELSE s
 Reply(s, r, m, l1) ==
     CASE r.kind = "Create" ->
            IF s.sm = "Creating" /\ s.sid = r.sid
@@ -274,14 +331,15 @@ Reply(s, r, m, l1) ==
            THEN [s EXCEPT !.lm[r.l] = IF @ = "Rel" /\ ~Reacquire THEN "Done" ELSE "Wait",
                           !.att[r.l] = NoId]
            ELSE s
-      [] OTHER -> s                                           \* Expire: nothing to learn
+      [] r.kind \in {"Expire", "End"} -> AfterEnd(s, r, m)
+      [] OTHER -> s
 
 \* The server applies r.  slot: <<"app", l>>, <<"ren">>, <<"swp">> (client c waits
 \* for the reply and gets it in the same step) or <<"net">> (nobody waits).
 Apply(r, c, slot) ==
     LET m   == Matches(r)
         lw  == IF m /\ r.kind \in {"Acquire", "Take", "Release"} THEN r.l ELSE 0
-        sw  == IF m /\ r.kind \in {"Renew", "Expire"} THEN r.sid ELSE NoSid
+        sw  == IF m /\ r.kind \in {"Renew", "Expire", "End"} THEN r.sid ELSE NoSid
         l0  == CASE ~m -> lk
                  [] IsGrant(r) -> [lk EXCEPT ![r.l] = [owner |-> r.id, sess |-> r.sid,
                                                        token |-> @.token + 1]]
@@ -290,7 +348,7 @@ Apply(r, c, slot) ==
                  [] OTHER -> lk
         s1  == CASE ~m -> sd
                  [] r.kind \in {"Create", "Renew"} -> [sd EXCEPT ![r.sid] = "live"]
-                 [] r.kind = "Expire" -> [sd EXCEPT ![r.sid] = "expired"]
+                 [] r.kind \in {"Expire", "End"} -> [sd EXCEPT ![r.sid] = "expired"]
                  [] OTHER -> sd
         csv == [x \in Clients |-> StaleClient(cs[x], lw, sw)]
         s0  == CASE slot[1] = "app" -> [csv[c] EXCEPT !.app[slot[2]] = NoReq]
@@ -307,7 +365,8 @@ Apply(r, c, slot) ==
                                                 THEN [c0[x] EXCEPT !.tok[r.l] = Rank(@)]
                                                 ELSE c0[x]]
                ELSE c0
-        n1  == {StaleReq(q, lw, sw) : q \in IF slot[1] = "net" THEN net \ {r} ELSE net}
+        n0  == IF slot[1] = "net" THEN net \ {r} ELSE net
+        n1  == IF lw = 0 /\ sw = NoSid THEN n0 ELSE {StaleReq(q, lw, sw) : q \in n0}
     IN  /\ Commit(l1, s1, c1, n1)
         /\ lastGranted' = IF grant THEN [lastGranted EXCEPT ![r.l] = l1[r.l].token]
                           ELSE lastGranted
@@ -370,64 +429,123 @@ Renew(c) ==
 (***************************************************************************)
 (* Waiters.                                                                *)
 (***************************************************************************)
-\* Java: findOne({_id: name}) and, when held, findOne({_id: session}) (taken
-\* as one step here: a take's filter names the lock's version, and an expired
-\* session stays expired, so a read of the session after the lock's is as good).
-\* A grant may be asked for also when the session's confirmed lease is over (a
-\* superset: Java would renew first); its answer decides whether it is believed.
-\*  - free: findOneAndUpdate({_id, holds: 0}, {owner: newId, session: sid, holds: 1,
-\*    $inc: {version: 1, token: 1}}, upsert)
-\*  - held by an expired session: the take, findOneAndUpdate({_id, version: v,
-\*    session: S}, the same update)
-\*  - held by a live session: watch its (state, beat) from the reply (a new watch
-\*    when it differs from the one watched; the same one: nothing to do)
-\*  - TakeUnexpired (broken): a live session already watched for WaitFor: the take
-\* What a read of lock l by client c leads to: "Acquire", "Take", "Watch" (a new
-\* watch) or "None" (the same watch: nothing to do).
+\* Java (MongoLockStore.tryAcquire): the upsert first; when it finds the lock held, a read
+\* of the lock (an aggregate with $$NOW), then, for a lock held under a session, a read of
+\* that session (SessionDocuments.read): two reads, each of which a newly elected primary
+\* may answer from an older snapshot (MaxStale).  A grant may be asked for also when the
+\* session's confirmed lease is over (a superset: its answer decides whether it is
+\* believed).  What the first read leads to, from the document as it is:
+\*  - free: the upsert, findOneAndUpdate({_id, holds: 0}, {owner: newId, session: sid,
+\*    holds: 1, $inc: {version: 1, token: 1}}, upsert)
+\*  - held under session S: the read of S (second step), unless S is live and already
+\*    watched (nothing to do)
+\* What a stale first read adds: an earlier holder's session, with a version that is
+\* not the document's (its take can never match).  Which sessions held the lock earlier
+\* is not kept: any other client's session whose document exists may be answered (a
+\* superset, with no history to carry; the waiter's own session cannot have held the
+\* lock it waits for: a client that released a lock is done with it, or wants it again
+\* under Reacquire, when it may be answered too).  A stale read that shows the lock free leads to a compare-and-set on
+\* that free state, which cannot match, or to the upsert, which is the fresh acquire
+\* above: neither is modelled apart.
+Existing(c) == {x \in Sids : sd[x] \in {"live", "expired"} /\ (x[1] # c \/ Reacquire)}
 ReadFor(c, l) ==
     LET s == cs[c]
         d == lk[l]
     IN  IF d.owner = NoId THEN "Acquire"
-        ELSE IF sd[d.sess] = "expired" THEN "Take"
-        ELSE IF Variant = "TakeUnexpired" /\ s.wsid = d.sess /\ s.seen >= WaitFor THEN "Take"
-        ELSE IF c \in Expirers /\ s.wsid # d.sess THEN "Watch"
+        ELSE IF sd[d.sess] # "live" THEN "Session"
+        ELSE IF Variant = "TakeUnexpired" /\ s.wsid = d.sess /\ s.seen >= WaitFor THEN "Session"
+        ELSE IF c \in Expirers /\ s.wsid # d.sess THEN "Session"
         ELSE "None"
+StaleLeft(k) == faults.stale < MaxStale /\ k \in StaleReads
 CanRead(c, l) ==
     LET s == cs[c] IN
     /\ s.mode = "Run" /\ s.sm = "Live" /\ s.lm[l] = "Wait" /\ s.app[l] = NoReq
+    /\ s.rd[l] = NoRd
     /\ Started(c)
     /\ Ordered => \A k \in Locks : k < l => s.lm[k] \in {"Hold", "Done"}
-    /\ ReadFor(c, l) # "None"
-    /\ ReadFor(c, l) \in {"Acquire", "Take"} => FreeIds(c) # {}
+    /\ \/ ReadFor(c, l) \in {"Acquire", "Session"}
+       \/ StaleLeft("lock") /\ Existing(c) # {}
+    /\ ReadFor(c, l) = "Acquire" => FreeIds(c) # {}
 Read(c, l) ==
     LET s  == cs[c]
         d  == lk[l]
         k  == ReadFor(c, l)
+        a  == FreshId(c)
     IN
     /\ CanRead(c, l)
-    /\ IF k = "Watch"
-       THEN Commit(lk, sd, [cs EXCEPT ![c] = [s EXCEPT !.wsid = d.sess, !.seen = 0]], net)
-       ELSE LET a == FreshId(c)
-                o == IF k = "Take" THEN d.sess ELSE NoSid
-            IN  Commit(lk, sd, [cs EXCEPT ![c] = [s EXCEPT !.lm[l] = "Acq", !.att[l] = a,
-                         !.app[l] = Req(k, l, a, s.sid, o, k = "Take", GrantLeft)]], net)
-    /\ UNCHANGED <<rate, faults, lastGranted, hist>>
+    /\ \/ /\ k = "Acquire"
+          /\ Commit(lk, sd, [cs EXCEPT ![c] = [s EXCEPT !.lm[l] = "Acq", !.att[l] = a,
+                     !.app[l] = Req("Acquire", l, a, s.sid, NoSid, FALSE, GrantLeft)]], net)
+          /\ UNCHANGED faults
+       \/ /\ k = "Session"
+          /\ Commit(lk, sd, [cs EXCEPT ![c].rd[l] = [sid |-> d.sess, ver |-> TRUE]], net)
+          /\ UNCHANGED faults
+       \/ /\ StaleLeft("lock")
+          /\ \E x \in Existing(c) :
+                Commit(lk, sd, [cs EXCEPT ![c].rd[l] = [sid |-> x, ver |-> FALSE]], net)
+          /\ faults' = [faults EXCEPT !.stale = @ + 1]
+    /\ UNCHANGED <<rate, lastGranted, hist>>
+
+\* The second step: the read of the session S the lock named, findOne({_id: S}), fresh or
+\* (MaxStale) from an older snapshot, which may show any earlier state of S: live with an
+\* older beat (a watch that no expiry can end: as a watch of the beat now, which an expiry
+\* may end only if nothing renewed S since, so no more than a fresh read allows), or
+\* absent (before its insert).  What the waiter does with the answer:
+\*  - live: watch (state, beat) from the answer, if it does not watch S already
+\*    ("TakeUnexpired": a live S watched unrenewed for WaitFor: the take at once)
+\*  - ended, or absent: SessionDocuments.endUnlessLive, findOneAndUpdate({_id: S, state:
+\*    {$ne: "live"}}, $setOnInsert ended, upsert): it matches an ended S, leaves an ended
+\*    tombstone where S is absent, fails on a live S (duplicate key); matched, the take
+\*    follows ("TakeOnRead": the take at once, the read being taken for the truth)
+CanReadSession(c, l) ==
+    LET s == cs[c] IN
+    /\ s.mode = "Run" /\ s.sm = "Live" /\ s.lm[l] = "Wait" /\ s.app[l] = NoReq
+    /\ s.rd[l] # NoRd
+    /\ sd[s.rd[l].sid] # "live" => FreeIds(c) # {}
+ReadSession(c, l) ==
+    LET s  == cs[c]
+        S  == s.rd[l].sid
+        v  == s.rd[l].ver
+        a  == FreshId(c)
+        s0 == [s EXCEPT !.rd[l] = NoRd]
+        \* what the answer shows: "live", "ended" (or absent)
+        Act(seen) ==
+            IF seen = "live"
+            THEN IF Variant = "TakeUnexpired" /\ s.wsid = S /\ s.seen >= WaitFor
+                 THEN TakeFor(s0, l, S, v, a)
+                 ELSE IF c \in Expirers /\ s.wsid # S
+                 THEN [s0 EXCEPT !.wsid = S, !.seen = 0, !.wl = l, !.wlv = v]
+                 ELSE s0
+            ELSE IF Variant = "TakeOnRead" THEN TakeFor(s0, l, S, v, a)
+            ELSE [s0 EXCEPT !.app[l] = EndReq("End", l, S, FALSE, v, a)]
+    IN
+    /\ CanReadSession(c, l)
+    /\ \/ /\ Commit(lk, sd, [cs EXCEPT ![c] = Act(IF sd[S] = "live" THEN "live" ELSE "ended")], net)
+          /\ UNCHANGED faults
+       \/ /\ StaleLeft("session") /\ FreeIds(c) # {}
+          /\ Commit(lk, sd, [cs EXCEPT ![c] = Act("absent")], net)
+          /\ faults' = [faults EXCEPT !.stale = @ + 1]
+    /\ UNCHANGED <<rate, lastGranted, hist>>
 
 \* Java: the watched session's (state, beat) stayed unchanged for its
 \* leaseMs x (1 + margin) on the waiter's monotonic clock: updateOne({_id: S,
-\* state: "live", beat: b}, {$set: {state: "expired"}}).  Sent from the slot of the
-\* first lock the waiter waits for with nothing out.  (Not in TakeUnexpired.)
-ExpireSlots(c) == {l \in Locks : cs[c].lm[l] = "Wait" /\ cs[c].app[l] = NoReq}
+\* state: "live", beat: b}, {$set: {state: "expired"}}), for the lock whose read started
+\* the watch; the take (matched) or the end-unless-live upsert (missed) follows, see
+\* AfterEnd.  (Not in TakeUnexpired.)
+ExpireSlots(c) == {l \in Locks : /\ cs[c].lm[l] = "Wait" /\ cs[c].app[l] = NoReq
+                                 /\ cs[c].rd[l] = NoRd /\ l = cs[c].wl}
 CanExpire(c) ==
     LET s == cs[c] IN
     /\ Variant # "TakeUnexpired"
     /\ s.mode = "Run" /\ s.sm = "Live" /\ ExpireSlots(c) # {} /\ s.wsid # NoSid
     /\ s.seen >= WaitFor
+    /\ FreeIds(c) # {}
 Expire(c) ==
+    LET s == cs[c] IN
     /\ CanExpire(c)
-    /\ cs' = [cs EXCEPT ![c].app[MinOf(ExpireSlots(c))] =
-                  Req("Expire", 0, NoId, cs[c].wsid, NoSid, TRUE, 0)]
-    /\ UNCHANGED <<lk, sd, rate, net, faults, lastGranted, hist>>
+    /\ Commit(lk, sd, [cs EXCEPT ![c].app[s.wl] =
+                  EndReq("Expire", s.wl, s.wsid, TRUE, s.wlv, FreshId(c))], net)
+    /\ UNCHANGED <<rate, faults, lastGranted, hist>>
 
 (***************************************************************************)
 (* Holders.  No fairness: a holder may keep a lock (and pause) for ever.   *)
@@ -517,7 +635,7 @@ Init ==
                 ELSE [Clients -> Rates]
     /\ cs = [c \in Clients |-> Fresh]
     /\ net = {}
-    /\ faults = [crash |-> 0, lost |-> 0]
+    /\ faults = [crash |-> 0, lost |-> 0, stale |-> 0]
     /\ lastGranted = [l \in Locks |-> 0]
     /\ hist = [tokensOk |-> TRUE, takeLive |-> FALSE, revived |-> FALSE]
 
@@ -526,7 +644,8 @@ Next ==
     \/ \E c \in Clients :
           \/ CreateSession(c) \/ Renew(c) \/ Expire(c) \/ ApplyRen(c) \/ ApplySwp(c)
           \/ LoseRen(c) \/ LoseSwp(c) \/ Crash(c)
-          \/ \E l \in Locks : Read(c, l) \/ Release(c, l) \/ ApplyApp(c, l) \/ LoseApp(c, l)
+          \/ \E l \in Locks : Read(c, l) \/ ReadSession(c, l) \/ Release(c, l) \/ ApplyApp(c, l)
+                              \/ LoseApp(c, l)
 
 \* Time does not stop; the server applies what live clients wait for; waiters keep
 \* creating sessions, reading, expiring.  Holders and renewers get no fairness (a
@@ -545,7 +664,8 @@ AppStep(c, l)    == /\ faults' = faults /\ cs[c].app[l] # NoReq
                     /\ cs'[c].app[l].kind # cs[c].app[l].kind
 RenStep(c)       == faults' = faults /\ cs[c].ren # NoReq /\ cs'[c].ren = NoReq
 SwpStep(c)       == faults' = faults /\ cs[c].swp # NoReq /\ cs'[c].swp = NoReq
-WaiterWork == \E c \in Clients : CreateSession(c) \/ Expire(c) \/ \E l \in Locks : Read(c, l)
+WaiterWork == \E c \in Clients : CreateSession(c) \/ Expire(c)
+                                  \/ \E l \in Locks : Read(c, l) \/ ReadSession(c, l)
 \* WF_vars(WaiterWork) written as its state predicate and its step predicate, as in
 \* MongoLock.tla: TLC evaluated ENABLED WaiterWork in every state and WaiterWork on
 \* every transition (each a Commit), which made the liveness run four times slower.
@@ -556,14 +676,22 @@ WaiterWork == \E c \in Clients : CreateSession(c) \/ Expire(c) \/ \E l \in Locks
 \* are EnabledAsWritten and StepsAsWritten below: check them by hand after changing
 \* an action (see README).
 WaiterCanWork ==
-    \E c \in Clients : CanCreate(c) \/ CanExpire(c) \/ \E l \in Locks : CanRead(c, l)
+    \E c \in Clients : CanCreate(c) \/ CanExpire(c)
+                       \/ \E l \in Locks : CanRead(c, l) \/ CanReadSession(c, l)
+\* (Since the read has two steps: the first read done, rd set; the second done, rd
+\* cleared, whatever it led to.  A grant asked for by a read, with nothing out before: the
+\* take that follows an expiry or an end-unless-live is the server's step.  Only
+\* "TakeOnRead", a broken variant checked for safety alone, sets rd in another step: the
+\* server's answer to a failed expiry.)
 WaiterStep ==
     \E c \in Clients :
         \/ cs[c].sm = "None" /\ cs'[c].sm = "Creating"
         \/ cs'[c].wsid \notin {NoSid, cs[c].wsid}
         \/ \E l \in Locks :
-              \/ cs[c].lm[l] = "Wait" /\ cs'[c].lm[l] = "Acq"
+              \/ cs[c].lm[l] = "Wait" /\ cs'[c].lm[l] = "Acq" /\ cs[c].app[l] = NoReq
               \/ cs[c].app[l] = NoReq /\ cs'[c].app[l].kind = "Expire"
+              \/ cs[c].rd[l] = NoRd /\ cs'[c].rd[l] # NoRd
+              \/ cs[c].rd[l] # NoRd /\ cs'[c].rd[l] = NoRd /\ cs'[c].mode = "Run"
 Fairness ==
     /\ WF_vars(Tick)
     /\ <>[]WaiterCanWork => []<><<WaiterStep>>_vars         \* WF_vars(WaiterWork)
@@ -585,7 +713,7 @@ TypeOK ==
     /\ \A l \in Locks : lk[l].owner # NoId => sd[lk[l].sess] # "none"
     /\ cs \in [Clients -> ClientState]
     /\ net \subseteq Requests
-    /\ faults \in [crash : 0..MaxCrashes, lost : 0..MaxLost]
+    /\ faults \in [crash : 0..MaxCrashes, lost : 0..MaxLost, stale : 0..MaxStale]
     /\ lastGranted = [l \in Locks |-> lk[l].token]
 
 \* Per lock, at any instant at most one client's isHeld() is true.
