@@ -88,7 +88,7 @@ VARIABLES
     opr,      \* the operator: [ph: "idle" | "read" | "freed", l, id, s, fmt]
     cl,       \* the clean-up: [ph: "idle" | "free", ended: the sessions it found ended]
     revoked,  \* history: acquisitions an operator released while their holder had them
-    done,     \* history: those whose forced release returned (the signal sent)
+    done,     \* history: those whose forced release returned saying the session was told
     renewed,  \* history: those whose session was renewed after that
     count,    \* [orphans, forced] so far
     forcedOk  \* history: every forced release freed the acquisition read
@@ -376,13 +376,19 @@ ForceFree ==
     /\ UNCHANGED <<sd, conf, sig, cl, count>>
 
 \* Then, for a lock held under a session (session and an "s" lease id, as read),
-\* updateOne({_id: S}, {$inc: {checks: 1}}), retried until it lands; the call returns.
-\* "NoSignal": not sent.
+\* updateOne({_id: S}, {$inc: {checks: 1}}), tried LockAdmin.SIGNAL_ATTEMPTS (3) times; the
+\* call returns ForcedRelease.sessionTold(). Either the signal landed (told: the promise
+\* ToldAtNextRenewal holds for it), or every attempt failed and the call says so (not told:
+\* the holder learns at its session's periodic check, which this model does not bound).
+\* "NoSignal": not sent, yet the call answers as if told.
 ForceSignal ==
     /\ opr.ph = "freed"
-    /\ sig' = IF Variant # "NoSignal" /\ opr.fmt = "s" /\ sd[opr.s] \in {"live", "ended"}
-              THEN [sig EXCEPT ![opr.s] = TRUE] ELSE sig
-    /\ Commit(lk, hold, ohold, NoOpr, revoked, done \cup {opr.id}, renewed)
+    /\ \E lands \in BOOLEAN :
+          LET sent == Variant # "NoSignal" /\ opr.fmt = "s" /\ sd[opr.s] \in {"live", "ended"}
+              told == Variant = "NoSignal" \/ opr.fmt # "s" \/ lands
+          IN /\ sig' = IF sent /\ lands THEN [sig EXCEPT ![opr.s] = TRUE] ELSE sig
+             /\ Commit(lk, hold, ohold, NoOpr, revoked,
+                       IF told THEN done \cup {opr.id} ELSE done, renewed)
     /\ UNCHANGED <<sd, conf, cl, count, forcedOk>>
 
 Next ==
