@@ -32,11 +32,13 @@ public final class TwoNodesDemo {
             standIn.bind("127.0.0.1", 0);
             uri = "mongodb://127.0.0.1:" + standIn.getLocalAddress().getPort();
             say("demo", "MONGOLOCK_URI is not set: started an in-memory MongoDB stand-in at " + uri
-                    + " (set MONGOLOCK_URI=mongodb://... to use a real MongoDB)");
+                    + " (set MONGOLOCK_URI=mongodb://... to use a real MongoDB); the stand-in cannot serve the change"
+                    + " stream of push wake-up, so waiters poll");
         } else {
             say("demo", "using MongoDB at MONGOLOCK_URI");
         }
-        try (MongoLockManager nodeA = node(uri, "node-A"); MongoLockManager nodeB = node(uri, "node-B")) {
+        boolean pushWakeUp = standIn == null;
+        try (MongoLockManager nodeA = node(uri, "node-A", pushWakeUp); MongoLockManager nodeB = node(uri, "node-B", pushWakeUp)) {
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> nodes = new ArrayList<>();
             for (MongoLockManager node : List.of(nodeA, nodeB)) {
@@ -59,12 +61,14 @@ public final class TwoNodesDemo {
 
     private static volatile long lastToken;
 
-    private static MongoLockManager node(String uri, String name) {
+    /** @param pushWakeUp off on the stand-in: its change streams fail, and the feed would warn before falling back to polling */
+    private static MongoLockManager node(String uri, String name, boolean pushWakeUp) {
         return MongoLockManager.builder()
                 .uri(uri)
                 .database("mongolock_quickstart")
                 .instanceId(name)
                 .leaseTime(Duration.ofSeconds(10))
+                .pushWakeUp(pushWakeUp)
                 .build();
     }
 
