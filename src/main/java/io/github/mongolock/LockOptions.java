@@ -89,8 +89,8 @@ public final class LockOptions {
     public LockOptions metricsGroup(String group) {
         Objects.requireNonNull(group, "group");
         if (group.isBlank() || group.length() > 255) {
-            throw new LockConfigurationException("metricsGroup " + LockArguments.quote(group) + " is not valid: a group must be 1 to 255"
-                    + " characters and not blank, e.g. \"account\" for the locks \"account-<id>\".");
+            throw new LockConfigurationException("metricsGroup " + LockArguments.quote(group) + " is not valid: a group must"
+                    + " be 1 to 255 characters and not blank, e.g. \"account\" for the locks \"account-<id>\".");
         }
         return new LockOptions(waitTime, leaseTime, holdAtLeast, onLeaseLost, group);
     }

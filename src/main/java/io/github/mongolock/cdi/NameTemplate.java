@@ -22,6 +22,7 @@ final class NameTemplate {
     }
 
     private final List<Part> parts;
+    private final boolean staticName;
     /** The template as written, and the method it is on, for messages. */
     private final String template;
     private final String methodLabel;
@@ -30,6 +31,7 @@ final class NameTemplate {
 
     private NameTemplate(List<Part> parts, String template, String methodLabel, Method method) {
         this.parts = List.copyOf(parts);
+        this.staticName = this.parts.stream().allMatch(part -> part.text != null);
         this.template = template;
         this.methodLabel = methodLabel;
         List<String> labels = new ArrayList<>();
@@ -142,7 +144,7 @@ final class NameTemplate {
 
     /** True when the name does not depend on the arguments. */
     boolean isStatic() {
-        return parts.stream().allMatch(part -> part.text != null);
+        return staticName;
     }
 
     /**
@@ -153,7 +155,7 @@ final class NameTemplate {
      *         when the name breaks the lock name rules (static names were checked at deployment)
      */
     String render(Object[] arguments) {
-        if (isStatic()) {
+        if (staticName) {
             return concatenated(arguments);
         }
         String name = concatenated(arguments);

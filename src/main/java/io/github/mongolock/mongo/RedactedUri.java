@@ -15,9 +15,9 @@ import java.util.Optional;
  *       {@code mongodb://user:p@ss:w/rd@db1/app} is shown {@code mongodb://***@db1/app}.</li>
  *   <li>The value of every option whose name contains {@code pass}, {@code pwd}, {@code secret}, {@code token} or
  *       {@code credential} (any case), and of {@code authMechanismProperties} (it carries {@code AWS_SESSION_TOKEN}),
- *       is replaced by {@code ***}, with any {@code &}-separated piece without {@code =} that follows it (the rest
- *       of a value with an unescaped {@code &}): {@code ?tlsCertificateKeyFilePassword=k&w=1} is shown
- *       {@code ?tlsCertificateKeyFilePassword=***&w=1}.</li>
+ *       is replaced by {@code ***}, with the pieces without {@code =} that follow it up to the next option (the
+ *       rest of a value with an unescaped {@code &} or {@code ;}): {@code ?tlsCertificateKeyFilePassword=k&y&w=1}
+ *       is shown {@code ?tlsCertificateKeyFilePassword=***&w=1}.</li>
  * </ul>
  *
  * <p>A string the driver refuses is shown the same way, but the driver's own reason ({@code IllegalArgumentException}
