@@ -48,6 +48,7 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.PermitStore;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.Sighting;
@@ -137,6 +138,7 @@ public final class MongoLockStore implements LockStore {
     private final StoreCalls calls;
     private final SessionDocuments sessions;
     private final TokenFloor tokenFloor;
+    private final PermitDocuments permits;
     /** The acquire's parts for the manager that acquired last (one manager per store, in practice). */
     private volatile ManagerTerms lastManager;
 
@@ -195,6 +197,12 @@ public final class MongoLockStore implements LockStore {
                 database, server);
         this.tokenFloor = new TokenFloor(locks, calls);
         this.sessions = new SessionDocuments(locks, calls, tokenFloor);
+        this.permits = new PermitDocuments(locks, calls, sessions);
+    }
+
+    /** The leased semaphores in the same collection, under the same sessions and calls. */
+    public PermitStore permits() {
+        return permits;
     }
 
     /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */

@@ -1,0 +1,41 @@
+package io.github.mongolock.core;
+
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Where leased semaphores live: one record per semaphore name with its limit, the permits in use and who holds
+ * them under which session (spec/PERMITS-DESIGN.md). Every method that changes a semaphore is one compare-and-set
+ * on that record; a crashed holder's permits are taken back only after its session was ended by a compare-and-set
+ * (an ended session never becomes live again). Permits are leased by the holder's session: nothing here is renewed
+ * per permit. Implementations are thread-safe.
+ */
+public interface PermitStore {
+
+    /**
+     * Grants {@code permits} of {@code name} to {@code owner} under {@code session} if that many are free and no other
+     * manager is first in the semaphore's queue; creates the semaphore with {@code limit} when it does not exist.
+     *
+     * @throws io.github.mongolock.LockConfigurationException when the semaphore exists with another limit (nothing written)
+     */
+    PermitAttempt tryAcquire(String name, int limit, int permits, String owner, String session);
+
+    /**
+     * Ends the session {@code stale} (which the caller watched unrenewed for its lease, or read as ended or missing)
+     * by a compare-and-set, takes back every permit held under it, then tries {@link #tryAcquire} once. Busy when the
+     * session turned out live (renewed since): the caller watches again.
+     */
+    PermitAttempt reclaim(String name, int limit, int permits, String owner, String session, PermitHolders.Seen stale);
+
+    /**
+     * Gives back the {@code permits} {@code owner} holds; false when it holds none any more (its session was ended
+     * and its permits taken back). Also the clean-up of an attempt whose outcome is unknown.
+     */
+    boolean release(String name, String owner, int permits);
+
+    /** The owners holding permits of any semaphore under {@code session}: the session check's answer. */
+    Set<String> ownersUnder(String session);
+
+    /** The semaphore as stored now; empty when it was never created. */
+    Optional<PermitHolders> inspect(String name);
+}

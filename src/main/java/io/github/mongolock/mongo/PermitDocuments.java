@@ -1,0 +1,235 @@
+package io.github.mongolock.mongo;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.elemMatch;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.currentDate;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.pull;
+import static com.mongodb.client.model.Updates.push;
+import static io.github.mongolock.mongo.LockDocument.BEAT;
+import static io.github.mongolock.mongo.LockDocument.ID;
+import static io.github.mongolock.mongo.LockDocument.LEASE_MS;
+import static io.github.mongolock.mongo.LockDocument.LIVE;
+import static io.github.mongolock.mongo.LockDocument.OWNER;
+import static io.github.mongolock.mongo.LockDocument.QUEUE;
+import static io.github.mongolock.mongo.LockDocument.SESSION;
+import static io.github.mongolock.mongo.LockDocument.STATE;
+import static io.github.mongolock.mongo.LockDocument.TOKEN;
+import static io.github.mongolock.mongo.LockDocument.VERSION;
+import static io.github.mongolock.mongo.LockDocument.number;
+import static io.github.mongolock.mongo.LockDocument.sessionId;
+import static io.github.mongolock.mongo.LockDocument.sessionOf;
+
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.PermitAttempt;
+import io.github.mongolock.core.PermitHolders;
+import io.github.mongolock.core.PermitStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.bson.Document;
+
+/**
+ * The leased semaphores of {@link MongoLockStore}, in the lock collection under a document {@code _id}, so that no
+ * lock name can be one and no lock filter matches one (spec/PERMITS-DESIGN.md):
+ *
+ * <pre>{@code
+ * { _id:     { mongolock: "permits", name: "export" },
+ *   limit:   3,                       // set when created; a grant names it, so another limit never matches
+ *   used:    2,                       // the sum of holders[].permits, kept exact by every write
+ *   holders: [ { owner: "web-1:9c0e...:42", session: "65f1c0a2...", permits: 1 }, ... ],
+ *   version: NumberLong(97),          // +1 on every change
+ *   token:   NumberLong(42),          // the last fencing token granted
+ *   queue:   [ "web-2:..." ] }        // managers waiting, in arrival order
+ * }</pre>
+ *
+ * Every write is one single-document compare-and-set, and a grant needs no {@code $expr}: the room for {@code n}
+ * permits is {@code used <= limit - n}. A holder's permits are taken back only after its session was ended by a
+ * compare-and-set ({@link SessionDocuments#expire}, {@link SessionDocuments#endUnlessLive}), by a pull pinned to the
+ * version its permits were counted in. The documents are never removed, so tokens never go back. Thread-safe.
+ */
+final class PermitDocuments implements PermitStore {
+
+    static final String KIND = "permits";
+    static final String LIMIT = "limit";
+    static final String USED = "used";
+    static final String HOLDERS = "holders";
+    static final String PERMITS = "permits";
+    /** The pull of an ended session's permits is retried when the semaphore changed between its read and its write. */
+    private static final int RECLAIM_TRIES = 5;
+    private static final FindOneAndUpdateOptions GRANT =
+            new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
+
+    private final MongoCollection<Document> locks;
+    /** The session check's reads: local read concern on the primary, as {@link SessionDocuments}' check. */
+    private final MongoCollection<Document> checkReads;
+    private final StoreCalls calls;
+    private final SessionDocuments sessions;
+
+    PermitDocuments(MongoCollection<Document> locks, StoreCalls calls, SessionDocuments sessions) {
+        this.locks = locks;
+        this.checkReads = locks.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
+        this.calls = calls;
+        this.sessions = sessions;
+    }
+
+    /** A semaphore document's {@code _id}. */
+    static Document permitsId(String name) {
+        return new Document("mongolock", KIND).append("name", name);
+    }
+
+    @Override
+    public PermitAttempt tryAcquire(String name, int limit, int permits, String owner, String session) {
+        String manager = LockStore.managerOf(owner);
+        // Flat filter (the upsert takes _id and limit from its top-level equalities); the queue rule as for locks.
+        Document filter = new Document(ID, permitsId(name)).append(LIMIT, limit)
+                .append(USED, new Document("$lte", limit - permits))
+                .append("$or", List.of(new Document(LockDocument.QUEUE_HEAD, new Document("$exists", false)),
+                        new Document(LockDocument.QUEUE_HEAD, manager)));
+        Document entry = new Document(OWNER, owner).append(SESSION, session).append(PERMITS, permits);
+        try {
+            Document after = calls.call("acquire permits of", name, () -> locks.findOneAndUpdate(filter,
+                    combine(push(HOLDERS, entry), inc(USED, permits), inc(VERSION, 1L), inc(TOKEN, 1L), pull(QUEUE, manager),
+                            currentDate(LockDocument.ACQUIRED_AT)), GRANT));
+            return new PermitAttempt.Granted(number(after, TOKEN), number(after, VERSION));
+        } catch (LockStoreException failure) {
+            if (!StoreCalls.isDuplicateKey(failure.getCause())) {
+                throw failure;
+            }
+        }
+        // The semaphore exists and the grant did not match: full, queued for another manager, or another limit.
+        PermitHolders seen = read(name, true)
+                .orElseThrow(() -> new IllegalStateException("the semaphore was there and is gone: it is never removed"));
+        if (seen.limit() != limit) {
+            throw limitMismatch(name, seen.limit(), limit);
+        }
+        return new PermitAttempt.Busy(Optional.of(seen));
+    }
+
+    @Override
+    public PermitAttempt reclaim(String name, int limit, int permits, String owner, String session, PermitHolders.Seen stale) {
+        String manager = LockStore.managerOf(owner);
+        // Never on a read alone: a replica set may answer a read from before the session's insert (SERVER-53813).
+        boolean ended = !stale.ended() && sessions.expire(stale.session(), stale.beat(), manager)
+                || sessions.endUnlessLive(stale.session(), manager);
+        if (!ended) {
+            return PermitAttempt.Busy.unknown(); // renewed since: watch again
+        }
+        pullSession(name, stale.session());
+        return tryAcquire(name, limit, permits, owner, session);
+    }
+
+    /** Takes back every permit held under the ended {@code session}, counted in the version it is pulled from. */
+    private void pullSession(String name, String session) {
+        for (int tries = 0; tries < RECLAIM_TRIES; tries++) {
+            Optional<PermitHolders> seen = read(name, false);
+            int permits = seen.map(holders -> holders.holds().stream().filter(hold -> hold.session().equals(session))
+                    .mapToInt(PermitHolders.Hold::permits).sum()).orElse(0);
+            if (permits == 0) {
+                return;
+            }
+            long version = seen.get().version();
+            boolean pulled = calls.call("take back the permits of", name, () -> locks.updateOne(
+                    and(eq(ID, permitsId(name)), eq(VERSION, version)),
+                    combine(pull(HOLDERS, new Document(SESSION, session)), inc(USED, -permits), inc(VERSION, 1L))))
+                    .getModifiedCount() == 1;
+            if (pulled) {
+                return;
+            }
+        }
+        // Busy semaphore: the next waiter's reclaim pulls them (the session stays ended).
+    }
+
+    @Override
+    public boolean release(String name, String owner, int permits) {
+        return calls.call("release permits of", name, () -> locks.updateOne(
+                and(eq(ID, permitsId(name)), elemMatch(HOLDERS, and(eq(OWNER, owner), eq(PERMITS, permits)))),
+                combine(pull(HOLDERS, new Document(OWNER, owner)), inc(USED, -permits), inc(VERSION, 1L),
+                        currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
+    }
+
+    @Override
+    public Set<String> ownersUnder(String session) {
+        Set<String> owners = new HashSet<>();
+        calls.call("check the permits of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(
+                        and(eq(ID + ".mongolock", KIND), eq(HOLDERS + "." + SESSION, session)))
+                .projection(new Document(HOLDERS, 1)).into(new ArrayList<>()))
+                .forEach(document -> holds(document).stream().filter(hold -> hold.session().equals(session))
+                        .forEach(hold -> owners.add(hold.owner())));
+        return owners;
+    }
+
+    @Override
+    public Optional<PermitHolders> inspect(String name) {
+        return read(name, true);
+    }
+
+    /** The semaphore as stored, with its holding sessions read too when {@code withSessions}. */
+    private Optional<PermitHolders> read(String name, boolean withSessions) {
+        Document found = calls.call("inspect permits of", name, () -> locks.find(eq(ID, permitsId(name))).first());
+        if (found == null) {
+            return Optional.empty();
+        }
+        List<PermitHolders.Hold> holds = holds(found);
+        List<PermitHolders.Seen> seen = withSessions ? sessionsOf(name, holds) : List.of();
+        List<String> queue = LockDocument.queue(found).stream().map(String::valueOf).toList();
+        return Optional.of(new PermitHolders(name, (int) number(found, LIMIT), (int) number(found, USED), holds,
+                number(found, VERSION), number(found, TOKEN), queue, seen));
+    }
+
+    /** Each holding session as read now; one read for all of them. A session not found reads as ended. */
+    private List<PermitHolders.Seen> sessionsOf(String name, List<PermitHolders.Hold> holds) {
+        Set<String> ids = new LinkedHashSet<>();
+        holds.forEach(hold -> ids.add(hold.session()));
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        Map<String, Document> found = new HashMap<>();
+        calls.call("inspect the sessions of", name, () -> locks.find(in(ID, ids.stream().map(LockDocument::sessionId).toList()))
+                .into(new ArrayList<>())).forEach(document -> found.put(sessionOf(document.get(ID)), document));
+        List<PermitHolders.Seen> seen = new ArrayList<>();
+        for (String id : ids) {
+            Document session = found.get(id);
+            boolean live = session != null && LIVE.equals(session.get(STATE));
+            seen.add(new PermitHolders.Seen(id, live ? session.get(BEAT) : -1L,
+                    Duration.ofMillis(live ? Math.max(number(session, LEASE_MS), 1) : 1), !live));
+        }
+        return seen;
+    }
+
+    private static List<PermitHolders.Hold> holds(Document document) {
+        List<PermitHolders.Hold> holds = new ArrayList<>();
+        if (document.get(HOLDERS) instanceof List<?> entries) {
+            for (Object entry : entries) {
+                if (entry instanceof Document hold && hold.get(OWNER) instanceof String owner
+                        && hold.get(SESSION) instanceof String session) {
+                    holds.add(new PermitHolders.Hold(owner, session, (int) number(hold, PERMITS)));
+                }
+            }
+        }
+        return holds;
+    }
+
+    private static LockConfigurationException limitMismatch(String name, int stored, int asked) {
+        return new LockConfigurationException("the semaphore " + LockArguments.quote(name) + " has " + stored
+                + " permits, but was asked for with a limit of " + asked + ": a semaphore's limit is part of its name's"
+                + " contract. Use the same limit everywhere, or another name; nothing was written");
+    }
+}
