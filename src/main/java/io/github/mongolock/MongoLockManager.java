@@ -99,6 +99,17 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
         return coordinator.inspect(name);
     }
 
+    /**
+     * The leased semaphore {@code name} with at most {@code limit} permits held at once across every manager (see
+     * {@link Permits}). Nothing is written until its first acquire; a semaphore that exists with another limit is
+     * refused then, with both limits named.
+     *
+     * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
+     */
+    public Permits permits(String name, int limit) {
+        return coordinator.permits(name, limit);
+    }
+
     /** The configured (or generated) instance id: the first part of every owner this manager writes. */
     public String instanceId() {
         return instanceId;

@@ -10,6 +10,8 @@ import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
+import io.github.mongolock.Permits;
+import io.github.mongolock.LockConfigurationException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,6 +70,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReportedAcquisitions reported;
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
+    /** Null when the store keeps no semaphores. */
+    private final PermitHoldings permitHoldings;
+    private final PermitCoordinator permitCoordinator;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -122,8 +127,11 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, signals);
+        this.permitHoldings = store.permitStore().map(permitStore -> new PermitHoldings(permitStore, events)).orElse(null);
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
-                fresh::pending, losses);
+                fresh::pending, losses, permitHoldings == null ? SessionHolders.NONE : permitHoldings);
+        this.permitCoordinator = store.permitStore().map(permitStore -> new PermitCoordinator(permitStore, sessions, clock,
+                backoff, ownerPrefix, defaultLease, defaultWait, permitHoldings)).orElse(null);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
     }
@@ -347,6 +355,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
+        if (permitCoordinator != null) {
+            permitCoordinator.close(); // gives back every permit held here
+        }
         sessions.endAll(); // whatever could not be released is free for waiters at once
         queues.leaveAll();
         events.close();
@@ -361,6 +372,21 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             LOG.log(Level.WARNING, "mongolock could not release " + unreleased
                     + " on close; they free themselves when their leases run out");
         }
+    }
+
+    /**
+     * The leased semaphore {@code name} with {@code limit} permits (see {@link Permits}); nothing is written until
+     * its first acquire.
+     *
+     * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
+     * @throws UnsupportedOperationException when this coordinator's store keeps no semaphores
+     */
+    public Permits permits(String name, int limit) {
+        ensureOpen();
+        if (permitCoordinator == null) {
+            throw new UnsupportedOperationException("This lock store keeps no semaphores: use MongoLockStore");
+        }
+        return permitCoordinator.permits(name, limit);
     }
 
     private void ensureOpen() {

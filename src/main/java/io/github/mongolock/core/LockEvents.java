@@ -64,6 +64,18 @@ final class LockEvents {
         }
     }
 
+    /** Runs {@code notice} on the notice thread (loss actions of permits). */
+    synchronized void later(Runnable notice) {
+        if (lossNotices == null) {
+            lossNotices = Executors.newSingleThreadExecutor(new DaemonThreads(threadName));
+        }
+        try {
+            lossNotices.execute(notice);
+        } catch (RejectedExecutionException closing) {
+            notice.run();
+        }
+    }
+
     /** A loss the owner's own call found: loss actions and listeners on the caller's thread. */
     void lossNow(HeldLock lock) {
         runLossActions(lock);

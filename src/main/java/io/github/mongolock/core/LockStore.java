@@ -159,4 +159,9 @@ public interface LockStore {
      * a view for people (wall-clock times), never used to decide who holds a lock.
      */
     Optional<LockInfo> inspect(String name);
+
+    /** The leased semaphores kept beside these locks, under the same sessions; empty when this store keeps none. */
+    default Optional<PermitStore> permitStore() {
+        return Optional.empty();
+    }
 }

@@ -1,7 +1,7 @@
 package io.github.mongolock.core;
 
 import java.util.Optional;
-import java.util.Set;
+import java.util.List;
 
 /**
  * Where leased semaphores live: one record per semaphore name with its limit, the permits in use and who holds
@@ -33,8 +33,12 @@ public interface PermitStore {
      */
     boolean release(String name, String owner, int permits);
 
-    /** The owners holding permits of any semaphore under {@code session}: the session check's answer. */
-    Set<String> ownersUnder(String session);
+    /** Every hold of permits of any semaphore under {@code session}: the session check's answer. */
+    List<HeldUnder> heldUnder(String session);
+
+    /** {@code owner} holds {@code permits} of the semaphore {@code name}. */
+    record HeldUnder(String name, String owner, int permits) {
+    }
 
     /** The semaphore as stored now; empty when it was never created. */
     Optional<PermitHolders> inspect(String name);

@@ -45,6 +45,8 @@ final class SessionRenewer implements AutoCloseable {
     private final Supplier<Collection<String>> pendingOwners;
     /** Told of every lock lost: one by one as the check finds them, all of a session at once when it ends. */
     private final LeaseLosses losses;
+    /** Permits held under the sessions: they keep a session from idling, are lost with it and checked with it. */
+    private final SessionHolders others;
     private final ScheduledThreadPoolExecutor executor;
 
     /** Guarded by {@code this}. */
@@ -60,7 +62,8 @@ final class SessionRenewer implements AutoCloseable {
 
     SessionRenewer(LockStore store, MonotonicClock clock, String threadName, Sessions sessions,
                    Supplier<Collection<HeldLock>> heldLocks, Supplier<Collection<String>> pendingOwners,
-                   LeaseLosses losses) {
+                   LeaseLosses losses, SessionHolders others) {
+        this.others = others;
         this.store = store;
         this.clock = clock;
         this.sessions = sessions;
@@ -185,14 +188,15 @@ final class SessionRenewer implements AutoCloseable {
         for (Session session : sessions.live()) {
             List<HeldLock> under = heldUnder(session, all);
             long now = clock.nanoTime();
-            if (under.isEmpty() && now - session.lastUsedNanos() > LockArguments.saturatedNanos(Sessions.IDLE_KEEP)) {
+            boolean othersUnder = others.anyUnder(session);
+            if (under.isEmpty() && !othersUnder && now - session.lastUsedNanos() > LockArguments.saturatedNanos(Sessions.IDLE_KEEP)) {
                 // Nothing held or granted under it for a while: ended, so it is not renewed for ever.
                 session.end("it was idle");
                 sessions.forget(session);
                 sessions.endInStore(session);
                 continue;
             }
-            if (!under.isEmpty()) {
+            if (!under.isEmpty() || othersUnder) {
                 session.used(now);
             }
             renew(session, under);
@@ -282,6 +286,11 @@ final class SessionRenewer implements AutoCloseable {
                 freeOrphan(session, lock);
             }
         }
+        try {
+            others.check(session);
+        } catch (LockException storeDown) {
+            session.checkSoon();
+        }
     }
 
     private void freeOrphan(Session session, SessionCheck.HeldUnder orphan) {
@@ -303,6 +312,7 @@ final class SessionRenewer implements AutoCloseable {
         session.end(reason);
         sessions.forget(session);
         losses.sessionLost(heldUnder(session, heldLocks.get()), reason);
+        others.sessionLost(session, reason);
     }
 
     /**

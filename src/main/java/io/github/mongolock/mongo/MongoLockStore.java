@@ -205,6 +205,11 @@ public final class MongoLockStore implements LockStore {
         return permits;
     }
 
+    @Override
+    public Optional<PermitStore> permitStore() {
+        return Optional.of(permits);
+    }
+
     /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */
     public MongoCollection<Document> collection() {
         return locks;

@@ -38,7 +38,6 @@ import io.github.mongolock.core.PermitStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -74,8 +73,13 @@ final class PermitDocuments implements PermitStore {
     static final String PERMITS = "permits";
     /** The pull of an ended session's permits is retried when the semaphore changed between its read and its write. */
     private static final int RECLAIM_TRIES = 5;
+    /**
+     * The grant answers the image from before its change, as the lock's grants do: the token and version it wrote are
+     * one more than those, and an insert (no image) wrote 1. (The stand-in answers an after-image read after the
+     * write, not with it: two grants could be told the same token.)
+     */
     private static final FindOneAndUpdateOptions GRANT =
-            new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
+            new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
 
     private final MongoCollection<Document> locks;
     /** The session check's reads: local read concern on the primary, as {@link SessionDocuments}' check. */
@@ -105,10 +109,11 @@ final class PermitDocuments implements PermitStore {
                         new Document(LockDocument.QUEUE_HEAD, manager)));
         Document entry = new Document(OWNER, owner).append(SESSION, session).append(PERMITS, permits);
         try {
-            Document after = calls.call("acquire permits of", name, () -> locks.findOneAndUpdate(filter,
+            Document before = calls.call("acquire permits of", name, () -> locks.findOneAndUpdate(filter,
                     combine(push(HOLDERS, entry), inc(USED, permits), inc(VERSION, 1L), inc(TOKEN, 1L), pull(QUEUE, manager),
                             currentDate(LockDocument.ACQUIRED_AT)), GRANT));
-            return new PermitAttempt.Granted(number(after, TOKEN), number(after, VERSION));
+            return before == null ? new PermitAttempt.Granted(1, 1)
+                    : new PermitAttempt.Granted(number(before, TOKEN) + 1, number(before, VERSION) + 1);
         } catch (LockStoreException failure) {
             if (!StoreCalls.isDuplicateKey(failure.getCause())) {
                 throw failure;
@@ -166,14 +171,18 @@ final class PermitDocuments implements PermitStore {
     }
 
     @Override
-    public Set<String> ownersUnder(String session) {
-        Set<String> owners = new HashSet<>();
+    public List<HeldUnder> heldUnder(String session) {
+        List<HeldUnder> held = new ArrayList<>();
         calls.call("check the permits of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(
                         and(eq(ID + ".mongolock", KIND), eq(HOLDERS + "." + SESSION, session)))
                 .projection(new Document(HOLDERS, 1)).into(new ArrayList<>()))
-                .forEach(document -> holds(document).stream().filter(hold -> hold.session().equals(session))
-                        .forEach(hold -> owners.add(hold.owner())));
-        return owners;
+                .forEach(document -> {
+                    if (document.get(ID) instanceof Document id && id.get("name") instanceof String name) {
+                        holds(document).stream().filter(hold -> hold.session().equals(session))
+                                .forEach(hold -> held.add(new HeldUnder(name, hold.owner(), hold.permits())));
+                    }
+                });
+        return held;
     }
 
     @Override

@@ -1,0 +1,142 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockLostException;
+import io.github.mongolock.PermitHold;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One grant of permits, held under one session of its manager: believed while that session's lease is confirmed
+ * and no check or renewal found it taken back. Thread-safe: the status and the loss actions are guarded by
+ * {@code this}; the renewer, the notice thread and the owner all touch them.
+ */
+final class HeldPermits implements PermitHold {
+
+    private enum Status { HELD, LOST, CLOSED }
+
+    final String name;
+    final int limit;
+    final int permits;
+    final String owner;
+    final Session session;
+    final long fencingToken;
+    private final PermitCoordinator coordinator;
+    private Status status = Status.HELD;
+    private String lossReason;
+    private boolean lossSeenByOwner;
+    private List<Runnable> lossActions;
+
+    HeldPermits(PermitCoordinator coordinator, String name, int limit, int permits, String owner, Session session,
+                long fencingToken) {
+        this.coordinator = coordinator;
+        this.name = name;
+        this.limit = limit;
+        this.permits = permits;
+        this.owner = owner;
+        this.session = session;
+        this.fencingToken = fencingToken;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public boolean isHeld() {
+        synchronized (this) {
+            if (status != Status.HELD) {
+                return false;
+            }
+        }
+        return coordinator.confirmed(session);
+    }
+
+    @Override
+    public PermitHold onLeaseLost(Runnable action) {
+        Objects.requireNonNull(action, "action");
+        boolean runNow;
+        synchronized (this) {
+            if (status == Status.CLOSED) {
+                return this;
+            }
+            runNow = status == Status.LOST;
+            if (!runNow) {
+                if (lossActions == null) {
+                    lossActions = new ArrayList<>(2);
+                }
+                lossActions.add(action);
+            }
+        }
+        if (runNow) {
+            LockEvents.runLossAction(action, name);
+        }
+        return this;
+    }
+
+    /**
+     * The permits are lost (reason for the owner's {@link LockLostException}).
+     *
+     * @return the loss actions to run, once; null when it was already lost or closed (nothing to report)
+     */
+    synchronized List<Runnable> lose(String reason) {
+        if (status != Status.HELD) {
+            return null;
+        }
+        status = Status.LOST;
+        lossReason = reason;
+        List<Runnable> actions = lossActions == null ? List.of() : lossActions;
+        lossActions = null;
+        return actions;
+    }
+
+    synchronized boolean isLost() {
+        return status == Status.LOST;
+    }
+
+    @Override
+    public void close() {
+        Status was;
+        synchronized (this) {
+            was = status;
+            if (was == Status.CLOSED) {
+                return;
+            }
+            status = Status.CLOSED;
+            lossActions = null;
+        }
+        if (was == Status.HELD && !coordinator.confirmed(session)) {
+            was = Status.LOST; // the lease ran out unconfirmed before the renewer said so
+            lossReason = "its session's lease (" + session.lease + ") ended unconfirmed";
+        }
+        coordinator.release(this, was == Status.LOST);
+        if (was == Status.LOST && !lossSeenByOwner) {
+            lossSeenByOwner = true;
+            throw new LockLostException(name, fencingToken, "The " + permits + " permit(s) of semaphore " + LockArguments.quote(name) + " (token "
+                    + fencingToken + ") were lost before this close: " + lossReason + ". Work done under them may have"
+                    + " overlapped with other holders beyond the limit of " + limit + ".");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PermitHold[name=" + name + ", permits=" + permits + ", token=" + fencingToken + ", owner=" + owner + "]";
+    }
+
+}
