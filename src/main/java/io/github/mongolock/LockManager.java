@@ -57,4 +57,14 @@ public interface LockManager {
      * acquired, released, or its lease has run out).
      */
     Optional<LockInfo> inspect(String name);
+
+    /**
+     * The leased semaphore {@code name}: at most {@code limit} permits held at once across every manager that uses the
+     * name (see {@link Permits}). Nothing is written until its first acquire; a semaphore that exists with another
+     * limit is refused then, with both limits named. Semaphore names are their own namespace: a lock of the same name is
+     * another thing.
+     *
+     * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
+     */
+    Permits permits(String name, int limit);
 }

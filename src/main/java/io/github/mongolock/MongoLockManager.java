@@ -106,6 +106,7 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
      *
      * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
      */
+    @Override
     public Permits permits(String name, int limit) {
         return coordinator.permits(name, limit);
     }

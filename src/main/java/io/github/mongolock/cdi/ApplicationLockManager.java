@@ -90,6 +90,11 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
     }
 
     @Override
+    public io.github.mongolock.Permits permits(String name, int limit) {
+        return delegate.permits(name, limit);
+    }
+
+    @Override
     public String instanceId() {
         return status.instanceId();
     }

@@ -381,6 +381,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
      * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
      * @throws UnsupportedOperationException when this coordinator's store keeps no semaphores
      */
+    @Override
     public Permits permits(String name, int limit) {
         ensureOpen();
         if (permitCoordinator == null) {

@@ -75,6 +75,11 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
         return coordinator.inspect(name);
     }
 
+    @Override
+    public io.github.mongolock.Permits permits(String name, int limit) {
+        return coordinator.permits(name, limit);
+    }
+
     /** The instance id given to the builder (or generated): the first part of every owner this manager writes. */
     public String instanceId() {
         return instanceId;

@@ -5,6 +5,7 @@ import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.PermitStore;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
@@ -86,6 +87,8 @@ public final class InMemoryLockStore implements LockStore {
     /** Guarded by {@code this}: makes lease ids unique in this store. */
     private long leases;
     private final List<ReleaseFeed.Listener> releaseListeners = new CopyOnWriteArrayList<>();
+    /** The leased semaphores, under this store's monitor and sessions. */
+    private final InMemoryPermits permits = new InMemoryPermits(this);
 
     /** A store whose database clock is the system's UTC clock. */
     public InMemoryLockStore() {
@@ -254,6 +257,38 @@ public final class InMemoryLockStore implements LockStore {
             freedHead = lock.head();
         }
         released(name, freedHead);
+    }
+
+    /**
+     * Ends {@code session} if it is not live, or live at exactly {@code beat} (null: not watched), as MongoDB's store
+     * does by a compare-and-set; an unknown session is left ended (a tombstone). False when it is live otherwise.
+     */
+    synchronized boolean endUnlessLive(String session, Object beat) {
+        StoredLock.StoredSession held = sessions.get(session);
+        if (held == null) {
+            StoredLock.StoredSession tombstone = new StoredLock.StoredSession("ended by a waiter", 1, databaseClock.instant());
+            tombstone.live = false;
+            sessions.put(session, tombstone);
+            return true;
+        }
+        if (!held.live) {
+            return true;
+        }
+        if (beat instanceof Long watched && watched == held.beat) {
+            held.live = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** The session as stored, or null. Guarded by {@code this}. */
+    StoredLock.StoredSession storedSession(String session) {
+        return sessions.get(session);
+    }
+
+    @Override
+    public Optional<PermitStore> permitStore() {
+        return Optional.of(permits);
     }
 
     @Override

@@ -1,0 +1,146 @@
+package io.github.mongolock.memory;
+
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.core.LockArguments;
+import io.github.mongolock.core.LockStore;
+import io.github.mongolock.core.PermitAttempt;
+import io.github.mongolock.core.PermitHolders;
+import io.github.mongolock.core.PermitStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The leased semaphores of an {@link InMemoryLockStore}: MongoDB's semaphore document as Java fields, each operation
+ * atomic under the store's monitor as one single-document update is in MongoDB, with the same rules (a grant only
+ * within the limit and behind no other manager in the queue, a reclaim only after the session ended by a
+ * compare-and-set, a limit that is part of the name's contract).
+ */
+final class InMemoryPermits implements PermitStore {
+
+    private final InMemoryLockStore store;
+    /** Guarded by {@code store}. */
+    private final Map<String, Semaphore> semaphores = new HashMap<>();
+
+    InMemoryPermits(InMemoryLockStore store) {
+        this.store = store;
+    }
+
+    /** One semaphore as stored. */
+    private static final class Semaphore {
+        final int limit;
+        int used;
+        long version;
+        long token;
+        final List<PermitHolders.Hold> holds = new ArrayList<>();
+        final List<String> queue = new ArrayList<>();
+
+        Semaphore(int limit) {
+            this.limit = limit;
+        }
+    }
+
+    @Override
+    public PermitAttempt tryAcquire(String name, int limit, int permits, String owner, String session) {
+        synchronized (store) {
+            Semaphore semaphore = semaphores.computeIfAbsent(name, absent -> new Semaphore(limit));
+            if (semaphore.limit != limit) {
+                throw new LockConfigurationException("the semaphore " + LockArguments.quote(name) + " has " + semaphore.limit
+                        + " permits, but was asked for with a limit of " + limit + ": a semaphore's limit is part of its"
+                        + " name's contract. Use the same limit everywhere, or another name; nothing was written");
+            }
+            String manager = LockStore.managerOf(owner);
+            boolean queuedBehind = !semaphore.queue.isEmpty() && !semaphore.queue.get(0).equals(manager);
+            if (semaphore.used > limit - permits || queuedBehind) {
+                return new PermitAttempt.Busy(Optional.of(read(name, semaphore)));
+            }
+            semaphore.holds.add(new PermitHolders.Hold(owner, session, permits));
+            semaphore.used += permits;
+            semaphore.version++;
+            semaphore.token++;
+            semaphore.queue.remove(manager);
+            return new PermitAttempt.Granted(semaphore.token, semaphore.version);
+        }
+    }
+
+    @Override
+    public PermitAttempt reclaim(String name, int limit, int permits, String owner, String session, PermitHolders.Seen stale) {
+        synchronized (store) {
+            if (!store.endUnlessLive(stale.session(), stale.ended() ? null : stale.beat())) {
+                return PermitAttempt.Busy.unknown(); // renewed since: watch again
+            }
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore != null) {
+                int taken = 0;
+                for (PermitHolders.Hold hold : List.copyOf(semaphore.holds)) {
+                    if (hold.session().equals(stale.session())) {
+                        semaphore.holds.remove(hold);
+                        taken += hold.permits();
+                    }
+                }
+                if (taken > 0) {
+                    semaphore.used -= taken;
+                    semaphore.version++;
+                }
+            }
+            return tryAcquire(name, limit, permits, owner, session);
+        }
+    }
+
+    @Override
+    public boolean release(String name, String owner, int permits) {
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore == null) {
+                return false;
+            }
+            for (PermitHolders.Hold hold : semaphore.holds) {
+                if (hold.owner().equals(owner) && hold.permits() == permits) {
+                    semaphore.holds.remove(hold);
+                    semaphore.used -= permits;
+                    semaphore.version++;
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    @Override
+    public List<HeldUnder> heldUnder(String session) {
+        synchronized (store) {
+            List<HeldUnder> held = new ArrayList<>();
+            semaphores.forEach((name, semaphore) -> semaphore.holds.stream().filter(hold -> hold.session().equals(session))
+                    .forEach(hold -> held.add(new HeldUnder(name, hold.owner(), hold.permits()))));
+            return held;
+        }
+    }
+
+    @Override
+    public Optional<PermitHolders> inspect(String name) {
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            return semaphore == null ? Optional.empty() : Optional.of(read(name, semaphore));
+        }
+    }
+
+    /** Guarded by {@code store}. */
+    private PermitHolders read(String name, Semaphore semaphore) {
+        Set<String> ids = new LinkedHashSet<>();
+        semaphore.holds.forEach(hold -> ids.add(hold.session()));
+        List<PermitHolders.Seen> seen = new ArrayList<>();
+        for (String id : ids) {
+            StoredLock.StoredSession stored = store.storedSession(id);
+            boolean live = stored != null && stored.live;
+            seen.add(new PermitHolders.Seen(id, live ? stored.beat : -1L, Duration.ofMillis(live ? Math.max(stored.leaseMs, 1) : 1),
+                    !live));
+        }
+        return new PermitHolders(name, semaphore.limit, semaphore.used, semaphore.holds, semaphore.version, semaphore.token,
+                semaphore.queue, seen);
+    }
+}

@@ -1,0 +1,46 @@
+package io.github.mongolock.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.LockOptions;
+import io.github.mongolock.PermitHold;
+import io.github.mongolock.Permits;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The test kit's semaphores keep the same rules as MongoDB's (issue 32, part 1). */
+class InMemoryPermitsTest {
+
+    @Test
+    void twoManagersShareTheLimitAndTokensGrow() {
+        try (InMemoryLocks locks = new InMemoryLocks()) {
+            Permits a = locks.newManager("a").permits("export", 2);
+            Permits b = locks.newManager("b").permits("export", 2);
+            try (PermitHold first = a.acquire(); PermitHold second = b.acquire()) {
+                assertTrue(second.fencingToken() > first.fencingToken());
+                Optional<PermitHold> third = b.tryAcquire();
+                assertTrue(third.isEmpty(), "the limit of 2 is shared by both managers");
+            }
+            try (PermitHold both = b.acquire(2, LockOptions.defaults().waitTime(Duration.ZERO))) {
+                assertEquals(2, both.permits());
+            }
+        }
+    }
+
+    @Test
+    void anotherLimitIsRefusedAsOnMongoDb() {
+        try (InMemoryLocks locks = new InMemoryLocks()) {
+            try (PermitHold held = locks.newManager("a").permits("export", 3).acquire()) {
+                LockConfigurationException refused = assertThrows(LockConfigurationException.class,
+                        () -> locks.newManager("b").permits("export", 4).tryAcquire());
+                assertTrue(refused.getMessage().contains("has 3 permits") && refused.getMessage().contains("limit of 4"),
+                        refused.getMessage());
+                assertTrue(held.isHeld());
+            }
+        }
+    }
+}
