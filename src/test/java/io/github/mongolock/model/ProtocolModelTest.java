@@ -34,8 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Model-checks the lease protocol in {@code spec/MongoLock.tla}, the session design of issue 20
  * in {@code spec/MongoLockSessions.tla}, the token floor of the idle clean-up in
  * {@code spec/TokenFloor.tla}, the frees and takes by others than the holder in
- * {@code spec/LockFrees.tla} and the report of a lost lease to its holder in
- * {@code spec/LeaseLosses.tla} (issue 31), with TLC, run in a
+ * {@code spec/LockFrees.tla}, the report of a lost lease to its holder in
+ * {@code spec/LeaseLosses.tla} (issue 31) and the leased semaphore in {@code spec/Permits.tla}
+ * (issue 32), with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
@@ -92,6 +93,7 @@ class ProtocolModelTest {
     private static final String TOKEN_FLOOR = "TokenFloor.tla";
     private static final String FREES = "LockFrees.tla";
     private static final String LOSSES = "LeaseLosses.tla";
+    private static final String PERMITS = "Permits.tla";
     private static final Pattern COMMENT = Pattern.compile("(?m)^\\s*\\\\\\*.*\\R?");
     /**
      * The runs, started or done, by configuration; a control run by module and control configuration
@@ -168,6 +170,10 @@ class ProtocolModelTest {
      * session check and the clean-up of ended sessions selecting by session alone, a forced release by
      * name alone or without its signal, a grant believed while another session of its manager is
      * confirmed. LeaseLosses.tla: the renewer skipping a hold whose owner is inside its own call.
+     * Permits.tla (issue 32): the leased semaphore as designed, with its liveness, and with a lost
+     * request and a crash; broken: a reclaim that pulls a session read as ended (no compare-and-set on
+     * it), a pull without its version filter, a grant that does not check {@code used}, a release that
+     * pulls by session instead of owner.
      */
     static final List<Case> CASES;
 
@@ -179,7 +185,9 @@ class ProtocolModelTest {
                 Case.pass(SESSIONS, "MongoLockSessions.cfg", true),
                 Case.pass(SESSIONS, "MongoLockSessionsTwoLocks.cfg", false),
                 Case.pass(SESSIONS, "MongoLockSessionsLate.cfg", false),
-                Case.pass(LOSSES, "LeaseLosses.cfg", true));
+                Case.pass(LOSSES, "LeaseLosses.cfg", true),
+                Case.pass(PERMITS, "Permits.cfg", true),
+                Case.pass(PERMITS, "PermitsLate.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
                 Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
@@ -201,7 +209,11 @@ class ProtocolModelTest {
                 Case.broken(FREES, "LockFreesNoSignal.cfg", "ToldAtNextRenewal"),
                 Case.broken(FREES, "LockFreesAnySession.cfg", "AtMostOneBeliever"),
                 Case.broken(LOSSES, "LeaseLossesSkipLocked.cfg", "ReportedAtRest"),
-                Case.brokenProperty(LOSSES, "LeaseLossesSkipLockedLiveness.cfg", "LossEventuallyReported"));
+                Case.brokenProperty(LOSSES, "LeaseLossesSkipLockedLiveness.cfg", "LossEventuallyReported"),
+                Case.broken(PERMITS, "PermitsPullByRead.cfg", "AtMostLimitBelievers"),
+                Case.broken(PERMITS, "PermitsPullWithoutVersion.cfg", "AtMostLimitBelievers"),
+                Case.broken(PERMITS, "PermitsGrantWithoutUsed.cfg", "AtMostLimitBelievers"),
+                Case.broken(PERMITS, "PermitsReleaseAnyEntry.cfg", "AtMostLimitBelievers"));
         List<Case> all = new ArrayList<>(passing);
         for (Case c : broken) {
             all.add(c);
