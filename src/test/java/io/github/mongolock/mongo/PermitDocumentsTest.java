@@ -15,7 +15,7 @@ import io.github.mongolock.core.PermitStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.Set;
+import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -116,7 +116,7 @@ class PermitDocumentsTest {
         assertInstanceOf(PermitAttempt.Busy.class, waiter.permits().reclaim("export", 1, 1, "waiter:a:1", waiterSession, staleRead));
         PermitHolders after = holder.permits().inspect("export").orElseThrow();
         assertEquals(seen.holds(), after.holds(), "the live holder keeps its permit");
-        assertEquals(Set.of("holder:a:1"), holder.permits().ownersUnder(holderSession));
+        assertEquals(List.of(new PermitStore.HeldUnder("export", "holder:a:1", 1)), holder.permits().heldUnder(holderSession));
     }
 
     @Test
@@ -136,7 +136,7 @@ class PermitDocumentsTest {
         assertTrue(taken.fencingToken() > seen.token());
         PermitHolders after = waiter.permits().inspect("export").orElseThrow();
         assertEquals(1, after.used(), "both holds of the ended session were taken back, and the waiter holds one");
-        assertEquals(Set.of(), holder.permits().ownersUnder(holderSession), "the holder's check finds none of its permits");
+        assertEquals(List.of(), holder.permits().heldUnder(holderSession), "the holder's check finds none of its permits");
         assertFalse(holder.renewSession(holderSession).live(), "the holder's session stays ended");
     }
 
@@ -151,7 +151,7 @@ class PermitDocumentsTest {
                 waiter.permits().tryAcquire("export", 1, 1, "waiter:a:1", waiterSession)).seen().orElseThrow().sessions().get(0);
         assertTrue(holder.renewSession(holderSession).live());
         assertInstanceOf(PermitAttempt.Busy.class, waiter.permits().reclaim("export", 1, 1, "waiter:a:1", waiterSession, watched));
-        assertEquals(Set.of("holder:a:1"), holder.permits().ownersUnder(holderSession));
+        assertEquals(List.of(new PermitStore.HeldUnder("export", "holder:a:1", 1)), holder.permits().heldUnder(holderSession));
     }
 
     @Test
