@@ -57,6 +57,8 @@ CONSTANTS
     Reacquire,   \* TRUE: an acquisition released or lost is wanted again; FALSE: done
     Sweep,       \* TRUE: the session check also releases, by owner, an entry of its
                  \* session whose owner the manager does not know (an orphan)
+    CheckFair,   \* TRUE: weak fairness for the session check (liveness with lost requests:
+                 \* an orphan is given back eventually); FALSE: none
     Variant      \* "Correct"
                  \* | "PullByRead": a session read as ended or absent (fresh or stale)
                  \*   authorises the pull at once, without endUnlessLive
@@ -89,7 +91,7 @@ ASSUME /\ Managers \subseteq Nat \ {0} /\ Ks \subseteq Nat \ {0}
        /\ Lease >= 1 /\ 1 <= Slow /\ Slow <= Fast /\ WaitFor * Slow >= Lease * Fast
        /\ Watchers \subseteq Managers /\ Crashers \subseteq Managers /\ Releasers \subseteq Managers
        /\ MaxCrashes \in Nat /\ MaxLost \in Nat /\ MaxStale \in Nat /\ MaxSid >= 1 /\ MaxId >= 1
-       /\ Reacquire \in BOOLEAN /\ Sweep \in BOOLEAN
+       /\ Reacquire \in BOOLEAN /\ Sweep \in BOOLEAN /\ CheckFair \in BOOLEAN
        /\ Variant \in {"Correct", "PullByRead", "PullWithoutVersion", "GrantWithoutUsed",
                        "ReleaseAnyEntry"}
 
@@ -548,7 +550,10 @@ Next ==
 \* Time does not stop; the server applies every request a live manager waits for (weak
 \* fairness per request slot); the waiters as a whole keep creating sessions, asking for
 \* grants when they see room, reading and expiring.  Holders, renewers and the session
-\* check get none (a manager may pause, or keep its permits, for ever).
+\* check get none (a manager may pause, or keep its permits, for ever), except that a
+\* check that would find something is eventually made (CheckFair): the Java checks at the
+\* renewal after an unknown outcome, and a session that holds permits (an orphan's too) or
+\* waits for some is renewed.
 \* Written as in MongoLockSessions.tla: WF_vars(A) as "<>[]P => []<><<S>>_vars", P a state
 \* predicate equal to ENABLED A and S a step predicate equal to A's steps (TLC evaluated
 \* ENABLED and the action itself, each with a Commit, on every transition: 30 s instead of
@@ -576,6 +581,7 @@ RenStep(c)    == faults' = faults /\ cs[c].ren # NoReq /\ cs'[c].ren = NoReq
 SwpStep(c)    == faults' = faults /\ cs[c].swp # NoReq /\ cs'[c].swp = NoReq
 Fairness ==
     /\ WF_vars(Tick)
+    /\ \A c \in Managers : CheckFair => WF_vars(Check(c))
     /\ <>[]WaiterCanWork => []<><<WaiterStep>>_vars                    \* WF_vars(WaiterWork)
     /\ \A c \in Managers :
           /\ <>[](cs[c].ren # NoReq) => []<><<RenStep(c)>>_vars       \* WF_vars(ApplyRen(c))
