@@ -17,8 +17,7 @@ import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.RevocationReason;
 import io.github.mongolock.cdi.Leaderships;
 import io.helidon.microprofile.server.ServerCdiExtension;
-import io.helidon.microprofile.testing.AddConfigSource;
-import io.helidon.microprofile.testing.junit5.AddConfig;
+import io.helidon.microprofile.testing.junit5.Configuration;
 import io.helidon.microprofile.testing.junit5.HelidonTest;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -30,7 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,17 +39,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * MicroProfile Health) against one MongoDB, and a second node beside it: a plain {@link MongoLockManager} in the test
  * on the same database, as another instance of the application would have.
  */
-@ExtendWith(TestDatabase.class) // before @HelidonTest: the database outlives the application
+@ExtendWith(TestDatabase.class) // before @HelidonTest: the configuration is in place first, and the database outlives the application
 @HelidonTest
-@AddConfig(key = "server.port", value = "0")
+@Configuration(useExisting = true)
 class HelidonExampleTest {
 
     private static final String DATABASE = "mongolock_helidon_example";
-
-    @AddConfigSource
-    static ConfigSource database() {
-        return TestDatabase.configSource();
-    }
 
     /** The application's own LockManager bean (node 1). */
     @Inject

@@ -4,20 +4,31 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.util.Map;
 import java.util.Set;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The MongoDB the tests use: {@code MONGOLOCK_TEST_URI} when set, else the in-process stand-in
  * (de.bwaldvogel mongo-java-server, memory backend, oplog on for change streams) on a free 127.0.0.1 port, started on
- * first use. Says which one it is. Register it with {@code @ExtendWith} before {@code @HelidonTest}, so that it stops
- * the stand-in after Helidon has stopped the application.
+ * first use. Says which one it is.
+ *
+ * <p>As a JUnit extension, registered with {@code @ExtendWith} before {@code @HelidonTest}: before the application
+ * starts, it registers the application's MicroProfile Config (the default sources, so system properties, environment
+ * and META-INF/microprofile-config.properties, plus {@link #configSource()} above them), which the test class takes with
+ * {@code @Configuration(useExisting = true)}; after Helidon has stopped the application, it stops the stand-in. Why not
+ * {@code @AddConfig}: Helidon's test support puts those values in place only after the CDI container has started
+ * discovery, and mongolock's extension reads its settings when discovery begins ({@code BeforeBeanDiscovery}), so it
+ * would see the file's {@code mongolock.uri}, not the test's.
  */
-public final class TestDatabase implements AfterAllCallback {
+public final class TestDatabase implements BeforeAllCallback, AfterAllCallback {
 
     private static MongoServer standIn;
     private static String uri;
+    private static Config registered;
 
     /** The connection string, starting the stand-in if there is no {@code MONGOLOCK_TEST_URI}. */
     static synchronized String uri() {
@@ -38,23 +49,26 @@ public final class TestDatabase implements AfterAllCallback {
         return uri;
     }
 
-    /** {@code mongolock.uri} = {@link #uri()}, above microprofile-config.properties (100) and the environment (300). */
+    /**
+     * {@code mongolock.uri} = {@link #uri()}, and Helidon's server on a free port of 127.0.0.1; above system properties
+     * (400), the environment (300) and microprofile-config.properties (100).
+     */
     static ConfigSource configSource() {
-        String value = uri();
+        Map<String, String> values = Map.of("mongolock.uri", uri(), "server.port", "0", "server.host", "127.0.0.1");
         return new ConfigSource() {
             @Override
             public Set<String> getPropertyNames() {
-                return Set.of("mongolock.uri");
+                return values.keySet();
             }
 
             @Override
             public String getValue(String key) {
-                return "mongolock.uri".equals(key) ? value : null;
+                return values.get(key);
             }
 
             @Override
             public Map<String, String> getProperties() {
-                return Map.of("mongolock.uri", value);
+                return values;
             }
 
             @Override
@@ -70,7 +84,19 @@ public final class TestDatabase implements AfterAllCallback {
     }
 
     @Override
+    public void beforeAll(ExtensionContext context) {
+        ConfigProviderResolver resolver = ConfigProviderResolver.instance();
+        registered = resolver.getBuilder().addDefaultSources().addDiscoveredSources().addDiscoveredConverters()
+                .withSources(configSource()).build();
+        resolver.registerConfig(registered, Thread.currentThread().getContextClassLoader());
+    }
+
+    @Override
     public void afterAll(ExtensionContext context) {
+        if (registered != null) {
+            ConfigProviderResolver.instance().releaseConfig(registered);
+            registered = null;
+        }
         synchronized (TestDatabase.class) {
             if (standIn != null) {
                 standIn.shutdownNow();
