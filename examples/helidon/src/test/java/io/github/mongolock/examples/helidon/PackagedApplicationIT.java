@@ -28,7 +28,7 @@ class PackagedApplicationIT {
 
     @AfterAll
     static void stopTheDatabase() {
-        new TestDatabase().afterAll(null);
+        TestDatabase.stop();
     }
 
     /** A bad duration in the environment: the deployment stops with mongolock's message and the process exits. */

@@ -7,7 +7,6 @@ import java.util.Set;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.eclipse.microprofile.config.spi.ConfigSource;
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -19,12 +18,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>As a JUnit extension, registered with {@code @ExtendWith} before {@code @HelidonTest}: before the application
  * starts, it registers the application's MicroProfile Config (the default sources, so system properties, environment
  * and META-INF/microprofile-config.properties, plus {@link #configSource()} above them), which the test class takes with
- * {@code @Configuration(useExisting = true)}; after Helidon has stopped the application, it stops the stand-in. Why not
+ * {@code @Configuration(useExisting = true)}; when the whole test run ends, after Helidon has stopped the application
+ * (Helidon closes its container with the test class's store, after every {@code afterAll}), it stops the stand-in. Why not
  * {@code @AddConfig}: Helidon's test support puts those values in place only after the CDI container has started
  * discovery, and mongolock's extension reads its settings when discovery begins ({@code BeforeBeanDiscovery}), so it
  * would see the file's {@code mongolock.uri}, not the test's.
  */
-public final class TestDatabase implements BeforeAllCallback, AfterAllCallback {
+public final class TestDatabase implements BeforeAllCallback {
 
     private static MongoServer standIn;
     private static String uri;
@@ -89,10 +89,12 @@ public final class TestDatabase implements BeforeAllCallback, AfterAllCallback {
         registered = resolver.getBuilder().addDefaultSources().addDiscoveredSources().addDiscoveredConverters()
                 .withSources(configSource()).build();
         resolver.registerConfig(registered, Thread.currentThread().getContextClassLoader());
+        context.getRoot().getStore(ExtensionContext.Namespace.create(TestDatabase.class))
+                .getOrComputeIfAbsent("stop", key -> (ExtensionContext.Store.CloseableResource) TestDatabase::stop);
     }
 
-    @Override
-    public void afterAll(ExtensionContext context) {
+    /** Releases the registered configuration and stops the stand-in, if any. */
+    static void stop() {
         if (registered != null) {
             ConfigProviderResolver.instance().releaseConfig(registered);
             registered = null;
