@@ -86,6 +86,9 @@ public final class TestDatabase implements BeforeAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) {
         ConfigProviderResolver resolver = ConfigProviderResolver.instance();
+        if (registered != null) { // the previous test class's
+            resolver.releaseConfig(registered);
+        }
         registered = resolver.getBuilder().addDefaultSources().addDiscoveredSources().addDiscoveredConverters()
                 .withSources(configSource()).build();
         resolver.registerConfig(registered, Thread.currentThread().getContextClassLoader());
