@@ -32,10 +32,10 @@ final class WildFlyServer extends ServerProcess {
     private final int httpsPort;
 
     WildFlyServer(String name, Path home, Path war, Path workDir) throws IOException {
-        super(name, workDir);
-        this.home = home;
+        super(name, workDir.toAbsolutePath()); // the server runs in workDir: every path it is given is absolute
+        this.home = home.toAbsolutePath();
         this.war = war;
-        this.baseDir = workDir.resolve("base");
+        this.baseDir = this.workDir.resolve("base");
         this.managementPort = freePort();
         this.httpsPort = freePort();
     }
