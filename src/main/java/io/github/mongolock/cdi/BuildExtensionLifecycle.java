@@ -3,8 +3,8 @@ package io.github.mongolock.cdi;
 import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
-import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 
@@ -19,11 +19,16 @@ class BuildExtensionLifecycle {
      * Reads the configuration (a problem fails the startup), creates the manager, so connection settings take
      * effect, and readiness reports, before the first call, and joins the configured elections.
      *
+     * <p>On {@link Startup}, not {@code @Initialized(ApplicationScoped.class)}: Quarkus fires the latter during its
+     * static initialisation, before beans made at runtime init exist, and the manager looks up the application's
+     * {@code OpenTelemetry} bean (quarkus-opentelemetry's is such a bean: looking it up then failed the startup with
+     * "Synthetic bean instance ... not initialized yet"). Quarkus fires {@code Startup} at runtime, before serving.
+     *
      * @param inMemory unused here: this injection point keeps Quarkus from removing the {@link InMemoryLocks} bean
      *                 (registered with {@code mongolock.uri=memory:}) as unused where no class injects it, since the
      *                 manager's creator only looks it up; then the manager runs on it, and a test can look it up too
      */
-    void start(@Observes @Initialized(ApplicationScoped.class) Object started, MongoLockConfiguration configuration,
+    void start(@Observes Startup started, MongoLockConfiguration configuration,
                LockStoreStatus manager, Instance<Leaderships> leaderships, Instance<InMemoryLocks> inMemory) {
         manager.instanceId(); // the first call on the client proxy creates the manager
         if (!configuration.leadership().elections().isEmpty()) {
