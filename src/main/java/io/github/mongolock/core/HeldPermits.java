@@ -106,10 +106,6 @@ final class HeldPermits implements PermitHold {
         return actions;
     }
 
-    synchronized boolean isLost() {
-        return status == Status.LOST;
-    }
-
     @Override
     public void close() {
         Status was;
