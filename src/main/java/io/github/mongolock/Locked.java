@@ -67,6 +67,15 @@ public @interface Locked {
     @Nonbinding
     String leaseTime() default "";
 
+    /**
+     * {@code 0} (the default): the method runs under a lock. {@code N} from 1: it runs holding one permit of the leased
+     * semaphore named by {@link #value()}, of which at most N are held at once across every instance (see
+     * {@link Permits}); N is part of the name's contract, the same everywhere. Not with {@link #holdAtLeast()}.
+     * Config overrides ({@code .../Locked/permits}) win over this value.
+     */
+    @Nonbinding
+    int permits() default 0;
+
     /** What happens when the lock is still busy at the end of the wait time. */
     @Nonbinding
     OnBusy onBusy() default OnBusy.FAIL;

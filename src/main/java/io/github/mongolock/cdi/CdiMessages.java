@@ -140,6 +140,16 @@ final class CdiMessages {
                 + rule + " The method did not run.";
     }
 
+    static String badPermits(String source, int value) {
+        return id(24) + source + " = " + value + " is not valid: write 0 for a lock, or the semaphore's limit of permits held"
+                + " at once (1 or more).";
+    }
+
+    static String permitsWithMinimumHold(String method) {
+        return id(25) + "@Locked(permits) on " + method + " asks for a minimum hold too: a permit is given back when the method"
+                + " returns. Remove holdAtLeast, or use a lock (permits = 0).";
+    }
+
     private static String id(int number) {
         return PREFIX + String.format("%03d", number) + ": ";
     }

@@ -4,6 +4,8 @@ import io.github.mongolock.Locked;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.PermitHold;
+import io.github.mongolock.Permits;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.core.LockArguments;
 import jakarta.interceptor.InvocationContext;
@@ -29,9 +31,11 @@ import java.util.concurrent.CompletionStage;
  * @param scheduledRun whether Jakarta Concurrency 3.1 runs the method on a schedule
  *                  ({@code @Asynchronous(runAt = ...)}): a skipped run then returns {@code null}, which keeps the
  *                  schedule going, where a completed future would end it
+ * @param permits   0: the method runs under a lock; N from 1: holding one permit of the semaphore of that name with
+ *                  limit N ({@link io.github.mongolock.Permits})
  */
 record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy,
-                       OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun) {
+                       OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun, int permits) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
@@ -52,19 +56,15 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
      */
     Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
         String lockName = name.render(invocation.getParameters());
-        LockSession session;
-        if (onBusy == Locked.OnBusy.SKIP) {
-            Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
-            if (acquired.isEmpty()) {
-                if (LOG.isLoggable(Level.DEBUG)) {
-                    LOG.log(Level.DEBUG, "mongolock: lock {0} is busy, skipped {1}", LockArguments.quote(lockName), method);
-                }
-                return returns.nothing(scheduledRun);
+        Optional<Held> acquired = permits > 0 ? acquirePermit(locks, lockName) : acquireLock(locks, lockName);
+        if (acquired.isEmpty()) {
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "mongolock: {0} {1} is busy, skipped {2}", permits > 0 ? "semaphore" : "lock",
+                        LockArguments.quote(lockName), method);
             }
-            session = acquired.get();
-        } else {
-            session = locks.acquire(lockName, options);
+            return returns.nothing(scheduledRun);
         }
+        Held session = acquired.get();
         Interruption interruption = onLeaseLost == OnLeaseLost.INTERRUPT ? new Interruption(session) : null;
         Object result;
         try {
@@ -122,6 +122,71 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         return result;
     }
 
+    /** The lock, waiting or (SKIP) trying once; empty when SKIP found it busy. */
+    private Optional<Held> acquireLock(LockManager locks, String lockName) {
+        if (onBusy == Locked.OnBusy.SKIP) {
+            return locks.tryAcquire(lockName, options).map(Held::of);
+        }
+        return Optional.of(Held.of(locks.acquire(lockName, options)));
+    }
+
+    /** One permit of the semaphore {@code lockName}, waiting or (SKIP) trying once; empty when SKIP found none free. */
+    private Optional<Held> acquirePermit(LockManager locks, String lockName) {
+        Permits semaphore = locks.permits(lockName, permits);
+        if (onBusy == Locked.OnBusy.SKIP) {
+            return semaphore.tryAcquire(1, options).map(Held::of);
+        }
+        return Optional.of(Held.of(semaphore.acquire(1, options)));
+    }
+
+    /** What a call holds while it runs, a lock's session or a semaphore's permit, as the call's steps use it. */
+    private interface Held {
+        void close();
+
+        /** No other caller on this thread may re-enter it once the call has returned a pending stage. */
+        void detach();
+
+        void onLeaseLost(Runnable action);
+
+        static Held of(LockSession session) {
+            return new Held() {
+                @Override
+                public void close() {
+                    session.close();
+                }
+
+                @Override
+                public void detach() {
+                    session.detach();
+                }
+
+                @Override
+                public void onLeaseLost(Runnable action) {
+                    session.onLeaseLost(action);
+                }
+            };
+        }
+
+        static Held of(PermitHold hold) {
+            return new Held() {
+                @Override
+                public void close() {
+                    hold.close();
+                }
+
+                @Override
+                public void detach() {
+                    // Permits are not re-entrant and bound to no thread: nothing to unbind.
+                }
+
+                @Override
+                public void onLeaseLost(Runnable action) {
+                    hold.onLeaseLost(action);
+                }
+            };
+        }
+    }
+
     /** {@link OnLeaseLost#CANCEL}: a stage that cannot be turned into a future cannot be cancelled, which is logged. */
     private void cancel(CompletionStage<?> stage) {
         try {
@@ -144,7 +209,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         /** Guarded by {@code this}. */
         private boolean interrupted;
 
-        Interruption(LockSession session) {
+        Interruption(Held session) {
             session.onLeaseLost(this::leaseLost);
         }
 
@@ -163,7 +228,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         }
     }
 
-    private static void closeAfter(Throwable failure, LockSession session) {
+    private static void closeAfter(Throwable failure, Held session) {
         try {
             session.close();
         } catch (RuntimeException releaseFailure) {
@@ -176,6 +241,6 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         return "@Locked " + method + " [name=" + name + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
                 + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
-                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
+                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (permits > 0 ? ", permits=" + permits : "") + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
     }
 }

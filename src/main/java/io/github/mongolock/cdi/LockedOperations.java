@@ -31,6 +31,7 @@ final class LockedOperations {
     static final String WAIT_TIME = "wait-time";
     static final String LEASE_TIME = "lease-time";
     static final String HOLD_AT_LEAST = "hold-at-least";
+    static final String PERMITS = "permits";
 
     private record Key(Class<?> beanClass, Method method) {
     }
@@ -130,6 +131,12 @@ final class LockedOperations {
                 .flatMap(key -> config.holdAtLeast(key, problems))
                 .or(() -> locked.holdAtLeast().isBlank() ? Optional.empty()
                         : ConfigReader.holdAtLeast("@Locked(holdAtLeast) on " + label, locked.holdAtLeast(), problems));
+        int permits = lookup(beanClass, method, PERMITS, problems).flatMap(key -> config.integer(key, problems)
+                        .map(value -> checkedPermits(key, value, problems))).orElseGet(
+                () -> checkedPermits("@Locked(permits) on " + label, locked.permits(), problems));
+        if (permits > 0 && holdAtLeast.isPresent() && !holdAtLeast.get().isZero()) {
+            problems.add(CdiMessages.permitsWithMinimumHold(label));
+        }
         ReturnKind returns = ReturnKind.of(method.getReturnType());
         String returnType = method.getGenericReturnType().getTypeName();
         if (locked.onBusy() == Locked.OnBusy.SKIP && !returns.skippable()) {
@@ -165,7 +172,15 @@ final class LockedOperations {
         // Metrics report the template ("account-{0}"), never each account's lock: few time series.
         options = options.metricsGroup(name.orElseThrow().toString());
         return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
-                returns, ScheduledAsynchronous.isScheduled(method)));
+                returns, ScheduledAsynchronous.isScheduled(method), permits));
+    }
+
+    private static int checkedPermits(String source, int value, List<String> problems) {
+        if (value < 0) {
+            problems.add(CdiMessages.badPermits(source, value));
+            return 0;
+        }
+        return value;
     }
 
     /** The most specific override key that is set, if any. */

@@ -11,7 +11,6 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.Permits;
-import io.github.mongolock.LockConfigurationException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,8 +69,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReportedAcquisitions reported;
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
-    /** Null when the store keeps no semaphores. */
-    private final PermitHoldings permitHoldings;
     private final PermitCoordinator permitCoordinator;
     private volatile boolean closed;
 
@@ -127,11 +124,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, signals);
-        this.permitHoldings = store.permitStore().map(permitStore -> new PermitHoldings(permitStore, events)).orElse(null);
+        this.permitCoordinator = new PermitCoordinator(store.permitStore(), sessions, clock, backoff, ownerPrefix,
+                defaultLease, defaultWait, events);
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
-                fresh::pending, losses, permitHoldings == null ? SessionHolders.NONE : permitHoldings);
-        this.permitCoordinator = store.permitStore().map(permitStore -> new PermitCoordinator(permitStore, sessions, clock,
-                backoff, ownerPrefix, defaultLease, defaultWait, permitHoldings)).orElse(null);
+                fresh::pending, losses, permitCoordinator.sessionHolders());
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
     }
@@ -355,9 +351,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
-        if (permitCoordinator != null) {
-            permitCoordinator.close(); // gives back every permit held here
-        }
+        permitCoordinator.close(); // gives back every permit held here
         sessions.endAll(); // whatever could not be released is free for waiters at once
         queues.leaveAll();
         events.close();
@@ -374,19 +368,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /**
-     * The leased semaphore {@code name} with {@code limit} permits (see {@link Permits}); nothing is written until
-     * its first acquire.
-     *
-     * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
-     * @throws UnsupportedOperationException when this coordinator's store keeps no semaphores
-     */
+    /** {@link Permits}: see {@link LockManager#permits}; the store must keep semaphores ({@link LockStore#permitStore}). */
     @Override
     public Permits permits(String name, int limit) {
         ensureOpen();
-        if (permitCoordinator == null) {
-            throw new UnsupportedOperationException("This lock store keeps no semaphores: use MongoLockStore");
-        }
         return permitCoordinator.permits(name, limit);
     }
 

@@ -43,20 +43,29 @@ final class PermitCoordinator {
     private final AtomicLong acquisitions = new AtomicLong();
     private volatile boolean closed;
 
-    PermitCoordinator(PermitStore store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff, String ownerPrefix,
-                      Duration defaultLease, Duration defaultWait, PermitHoldings holdings) {
-        this.store = store;
+    /** @param store empty when the lock store keeps no semaphores: {@link #permits} then refuses */
+    PermitCoordinator(Optional<PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
+                      String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events) {
+        this.store = store.orElse(null);
         this.sessions = sessions;
         this.clock = clock;
         this.backoff = backoff;
         this.ownerPrefix = ownerPrefix;
         this.defaultLease = defaultLease;
         this.defaultWait = defaultWait;
-        this.holdings = holdings;
+        this.holdings = store.map(permits -> new PermitHoldings(permits, events)).orElse(null);
+    }
+
+    /** What the session renewer must know of the permits held here. */
+    SessionHolders sessionHolders() {
+        return holdings == null ? SessionHolders.NONE : holdings;
     }
 
     /** The semaphore {@code name} with {@code limit} permits; validated here, nothing written. */
     Permits permits(String name, int limit) {
+        if (store == null) {
+            throw new UnsupportedOperationException("This lock store keeps no semaphores: use MongoLockStore or InMemoryLockStore");
+        }
         LockArguments.checkName(name);
         if (limit < 1) {
             throw new LockConfigurationException("The semaphore " + LockArguments.quote(name) + " was given a limit of "
@@ -230,6 +239,9 @@ final class PermitCoordinator {
     /** The manager closes: no more grants; every hold is given back. */
     void close() {
         closed = true;
+        if (holdings == null) {
+            return;
+        }
         for (HeldPermits permits : holdings.all()) {
             try {
                 permits.close();

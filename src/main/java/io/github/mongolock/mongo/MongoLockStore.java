@@ -200,11 +200,7 @@ public final class MongoLockStore implements LockStore {
         this.permits = new PermitDocuments(locks, calls, sessions);
     }
 
-    /** The leased semaphores in the same collection, under the same sessions and calls. */
-    public PermitStore permits() {
-        return permits;
-    }
-
+    /** The leased semaphores, in the same collection, under the same sessions and calls. */
     @Override
     public Optional<PermitStore> permitStore() {
         return Optional.of(permits);
