@@ -19,8 +19,6 @@ import static io.github.mongolock.mongo.LockDocument.OWNER;
 import static io.github.mongolock.mongo.LockDocument.QUEUE;
 import static io.github.mongolock.mongo.LockDocument.RELEASED_AT;
 import static io.github.mongolock.mongo.LockDocument.RENEWED_AT;
-import static io.github.mongolock.mongo.LockDocument.SERVER_NOW;
-import static io.github.mongolock.mongo.LockDocument.TOKEN;
 import static io.github.mongolock.mongo.LockDocument.VERSION;
 import static io.github.mongolock.mongo.LockDocument.number;
 import static io.github.mongolock.mongo.LockDocument.queue;
@@ -32,14 +30,11 @@ import static io.github.mongolock.mongo.LockWrites.ownedAt;
 import static io.github.mongolock.mongo.LockWrites.take;
 import static io.github.mongolock.mongo.LockWrites.wholeMillisUp;
 
-import com.mongodb.MongoCommandException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.Aggregates;
-import com.mongodb.client.model.Field;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import io.github.mongolock.LockInfo;
@@ -54,9 +49,7 @@ import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.Sighting;
 import io.github.mongolock.mongo.LockWrites.ManagerTerms;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
-import java.util.Date;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -139,6 +132,7 @@ public final class MongoLockStore implements LockStore {
     private final SessionDocuments sessions;
     private final TokenFloor tokenFloor;
     private final PermitDocuments permits;
+    private final LockReads reads;
     /** The acquire's parts for the manager that acquired last (one manager per store, in practice). */
     private volatile ManagerTerms lastManager;
 
@@ -198,6 +192,7 @@ public final class MongoLockStore implements LockStore {
         this.tokenFloor = new TokenFloor(locks, calls);
         this.sessions = new SessionDocuments(locks, calls, tokenFloor);
         this.permits = new PermitDocuments(locks, calls, sessions);
+        this.reads = new LockReads(locks, calls, sessions);
     }
 
     /** The leased semaphores, in the same collection, under the same sessions and calls. */
@@ -242,7 +237,7 @@ public final class MongoLockStore implements LockStore {
                 throw failure;
             }
         }
-        Document state = read(name);
+        Document state = reads.read(name);
         if (state == null) {
             return AcquireAttempt.Busy.unknown();
         }
@@ -299,27 +294,6 @@ public final class MongoLockStore implements LockStore {
     @Override
     public void leaveQueue(String name, String manager) {
         calls.call("leave the queue of", name, () -> locks.updateOne(eq(ID, name), pullAll(QUEUE, List.of(manager))));
-    }
-
-    /**
-     * The lock's document with the database's current time as {@value LockDocument#SERVER_NOW}, in one read; where
-     * the server refuses {@code $$NOW} in an aggregation (FerretDB 1.x), the plain document: the fast
-     * path is then skipped, nothing else changes. Null when there is no document.
-     */
-    private Document read(String name) {
-        if (!calls.server("inspect", name).oneClock()) {
-            return calls.call("inspect", name, () -> locks.find(eq(ID, name)).first());
-        }
-        try {
-            return calls.call("inspect", name, () -> locks.aggregate(List.of(
-                    Aggregates.match(eq(ID, name)),
-                    Aggregates.addFields(new Field<>(SERVER_NOW, "$$NOW")))).first());
-        } catch (LockStoreException failure) {
-            if (!(failure.getCause() instanceof MongoCommandException)) {
-                throw failure;
-            }
-            return calls.call("inspect", name, () -> locks.find(eq(ID, name)).first());
-        }
     }
 
     @Override
@@ -384,24 +358,6 @@ public final class MongoLockStore implements LockStore {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        Document document = read(name);
-        if (document != null && HeldBySession.isHeldBySession(document)) {
-            Document session = sessions.read(document.getString(LockDocument.SESSION), name, serverNow(document));
-            if (session == null || !LockDocument.LIVE.equals(session.get(LockDocument.STATE))) {
-                return Optional.empty(); // for people: its session ended; the next waiter takes it
-            }
-            // For people: the session's lease and last renewal are the lock's.
-            document = new Document(document).append(RENEWED_AT, session.get(RENEWED_AT)).append(LEASE_MS, session.get(LEASE_MS));
-        }
-        if (document == null || number(document, HOLDS) == 0 || !(document.get(RENEWED_AT) instanceof Date renewedAt)) {
-            return Optional.empty();
-        }
-        Instant expiresAt = renewedAt.toInstant().plusMillis(number(document, LEASE_MS));
-        Date serverNow = serverNow(document);
-        if (serverNow != null && !expiresAt.isAfter(serverNow.toInstant())) {
-            return Optional.empty(); // for people: its holder stopped renewing; the next waiter takes it over
-        }
-        return Optional.of(new LockInfo(name, document.getString(OWNER), (int) number(document, HOLDS),
-                number(document, TOKEN), expiresAt));
+        return reads.inspect(name);
     }
 }
