@@ -312,7 +312,8 @@ class LeaderElectionsTest {
         assertFalse(first.stepDown(), "not leader any more: nothing to give up (it sits out afresh)");
         assertEquals(List.of(new Recording.Call(false, term, RevocationReason.STEPPED_DOWN, a.revoked().get(0).at(),
                 Thread.currentThread().getName(), false)), a.revoked(), "told on the calling thread before stepDown returned");
-        until(Duration.ofSeconds(5), second::isLeader, "b wins at its next poll");
+        // isLeader() turns true before the granted callback is delivered (on the election's callback thread): wait for both.
+        until(Duration.ofSeconds(5), () -> second.isLeader() && !b.granted().isEmpty(), "b wins at its next poll, and is told");
         long wonAfter = TimeUnit.NANOSECONDS.toMillis(b.granted().get(0).at() - before);
         assertTrue(wonAfter < LEASE.toMillis(), "the lock was released, not left to expire: " + wonAfter + " ms");
         assertTrue(b.granted().get(0).term() > term);

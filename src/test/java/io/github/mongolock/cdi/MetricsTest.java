@@ -6,14 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.mongolock.Locked;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
-import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Produces;
 import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -28,22 +26,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(MongoBackend.class)
 class MetricsTest {
 
-    /** The SDK the next container's OpenTelemetry bean hands out: one per test, so no test sees another's points. */
-    static volatile OpenTelemetrySdk sdk;
-
-    @ApplicationScoped
-    public static class Telemetry {
-        @Produces
-        @ApplicationScoped
-        OpenTelemetry openTelemetry() {
-            return sdk;
-        }
-    }
-
     private static InMemoryMetricReader freshSdk() {
         InMemoryMetricReader reader = InMemoryMetricReader.create();
-        sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
-                .build();
+        ApplicationTelemetry.sdk = OpenTelemetrySdk.builder()
+                .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build();
         return reader;
     }
 
@@ -65,7 +51,7 @@ class MetricsTest {
     void lockedCallsAreMeasuredByTemplateThroughTheApplicationsOpenTelemetry(TestMongo mongo) {
         InMemoryMetricReader reader = freshSdk();
         try (WeldContainer node = WeldNodes.start("metrics", WeldNodes.settings(mongo, mongo.freshDatabase()),
-                Telemetry.class, Charges.class)) {
+                ApplicationTelemetry.class, Charges.class)) {
             Charges charges = node.select(Charges.class).get();
             charges.charge("1");
             charges.charge("2");
@@ -83,7 +69,7 @@ class MetricsTest {
     void metricsCanBeSwitchedOff(TestMongo mongo) {
         InMemoryMetricReader reader = freshSdk();
         try (WeldContainer node = WeldNodes.start("no-metrics", WeldNodes.settings(mongo, mongo.freshDatabase(),
-                "mongolock.metrics.enabled", "false"), Telemetry.class, Charges.class)) {
+                "mongolock.metrics.enabled", "false"), ApplicationTelemetry.class, Charges.class)) {
             node.select(Charges.class).get().charge("1");
         }
         List<String> recorded = reader.collectAllMetrics().stream().map(MetricData::getName)

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.mongolock.Locked;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
-import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
@@ -16,7 +15,6 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Produces;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.jboss.weld.environment.se.WeldContainer;
@@ -31,21 +29,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(MongoBackend.class)
 class TracingTest {
 
-    /** The SDK the next container's OpenTelemetry bean hands out: one per test. */
-    static volatile OpenTelemetrySdk sdk;
-
-    @ApplicationScoped
-    public static class Telemetry {
-        @Produces
-        @ApplicationScoped
-        OpenTelemetry openTelemetry() {
-            return sdk;
-        }
-    }
-
     private static InMemorySpanExporter freshSdk() {
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
-        sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+        ApplicationTelemetry.sdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
                 .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
         return exporter;
     }
@@ -69,9 +55,9 @@ class TracingTest {
     @Test
     void lockedCallsAreSpansUnderTheCallersSpanNamedByTemplate(TestMongo mongo) {
         InMemorySpanExporter exporter = freshSdk();
-        Span caller = sdk.getTracer("application").spanBuilder("request").startSpan();
+        Span caller = ApplicationTelemetry.sdk.getTracer("application").spanBuilder("request").startSpan();
         try (WeldContainer node = WeldNodes.start("tracing", WeldNodes.settings(mongo, mongo.freshDatabase()),
-                Telemetry.class, Reports.class); Scope scope = caller.makeCurrent()) {
+                ApplicationTelemetry.class, Reports.class); Scope scope = caller.makeCurrent()) {
             Reports reports = node.select(Reports.class).get();
             reports.nightly("eu");
             reports.cleanUp();
@@ -80,7 +66,7 @@ class TracingTest {
         }
         // Read before the SDK closes: closing its exporter forgets the spans.
         List<SpanData> spans = lockSpans(exporter);
-        sdk.close();
+        ApplicationTelemetry.sdk.close();
         assertEquals(List.of("mongolock acquire", "mongolock tryAcquire"),
                 spans.stream().map(SpanData::getName).collect(Collectors.toList()));
         assertEquals("report-{0}", spans.get(0).getAttributes().get(AttributeKey.stringKey("mongolock.lock.group")));
@@ -95,13 +81,13 @@ class TracingTest {
     void tracingCanBeSwitchedOff(TestMongo mongo) {
         InMemorySpanExporter exporter = freshSdk();
         try (WeldContainer node = WeldNodes.start("no-tracing", WeldNodes.settings(mongo, mongo.freshDatabase(),
-                "mongolock.tracing.enabled", "false"), Telemetry.class, Reports.class)) {
+                "mongolock.tracing.enabled", "false"), ApplicationTelemetry.class, Reports.class)) {
             node.select(Reports.class).get().nightly("eu");
-            Span direct = sdk.getTracer("application").spanBuilder("direct").startSpan();
+            Span direct = ApplicationTelemetry.sdk.getTracer("application").spanBuilder("direct").startSpan();
             direct.end();
         }
         List<String> names = exporter.getFinishedSpanItems().stream().map(SpanData::getName).collect(Collectors.toList());
-        sdk.close();
+        ApplicationTelemetry.sdk.close();
         assertEquals(List.of("direct"), names, "the SDK records, but no lock spans with mongolock.tracing.enabled=false");
     }
 
@@ -109,8 +95,8 @@ class TracingTest {
     void anUnreadableSwitchFailsTheDeploymentNamingTheKey(TestMongo mongo) {
         freshSdk();
         String report = DeploymentErrorTest.deploymentFailure(WeldNodes.settings(mongo, mongo.freshDatabase(),
-                "mongolock.tracing.enabled", "yes"), Telemetry.class, Reports.class);
-        sdk.close();
+                "mongolock.tracing.enabled", "yes"), ApplicationTelemetry.class, Reports.class);
+        ApplicationTelemetry.sdk.close();
         assertTrue(report.contains("MONGOLOCK-CDI-012: mongolock.tracing.enabled = \"yes\" is not valid"), report);
         assertTrue(report.contains("write true or false"), report);
     }

@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.LockException;
-import io.github.mongolock.LockInfo;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -35,14 +29,13 @@ class PerNameMemoryTest {
 
     @Test
     void namesNobodyHoldsOrWaitsForLeaveNothingBehind() {
-        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         try (LockCoordinator coordinator = new LockCoordinator(new ForgetfulStore(),
                 "host-1234-abcd:0123456789abcdef0123456789abcdef", Duration.ofSeconds(30), Duration.ofMillis(1),
                 MonotonicClock.system(), List.of())) {
             useNames(coordinator, "warm-", WARM_UP, WAITING);
-            long before = usedAfterGc(memory);
+            long before = GrantingStore.usedHeapAfterGc();
             useNames(coordinator, "round-", NAMES, WAITING);
-            long after = usedAfterGc(memory);
+            long after = GrantingStore.usedHeapAfterGc();
             long names = 3L * NAMES + WAITING;
             long perName = (after - before) / names;
             System.out.printf("[memory] heap kept per name nobody holds or waits for (%d names: held elsewhere and"
@@ -67,15 +60,6 @@ class PerNameMemoryTest {
         }
     }
 
-    private static long usedAfterGc(MemoryMXBean memory) {
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
-        }
-        return used;
-    }
-
     /**
      * The queues a manager could not leave (MongoDB unreachable) are remembered, to be left on close, for at most
      * 1,000 names. Seen failing before: all 5,000 remembered, and left one by one on close.
@@ -96,11 +80,10 @@ class PerNameMemoryTest {
         assertTrue(store.leaves.get() > 0 && store.leaves.get() <= QueuePresence.MAX_UNLEFT, "queues remembered: " + store.leaves.get());
     }
 
-    /** Remembers nothing per name: whatever stays in the heap is the coordinator's. */
-    private static final class ForgetfulStore implements LockStore {
+    /** Remembers nothing per name, and fails as the class comment says: whatever stays in the heap is the coordinator's. */
+    private static final class ForgetfulStore extends GrantingStore {
 
         private static final Sighting HELD_ELSEWHERE = new Sighting("state-1", "elsewhere-0:0:1", Duration.ofHours(1), false);
-        private final AtomicLong tokens = new AtomicLong();
         private final AtomicLong leaves = new AtomicLong();
         private volatile boolean leavesFail;
 
@@ -112,8 +95,7 @@ class PerNameMemoryTest {
             if (name.startsWith("lost-")) {
                 throw new LockStoreException("the answer was lost", new RuntimeException(), true);
             }
-            long token = tokens.incrementAndGet();
-            return new AcquireAttempt.Granted(token, 1, String.format("b%024x", token));
+            return super.tryAcquire(name, owner, session);
         }
 
         @Override
@@ -121,10 +103,6 @@ class PerNameMemoryTest {
             if (name.startsWith("lost-")) {
                 throw new LockStoreException("unreachable", new RuntimeException(), true);
             }
-        }
-
-        @Override
-        public void joinQueue(String name, String manager) {
         }
 
         @Override
@@ -136,57 +114,8 @@ class PerNameMemoryTest {
         }
 
         @Override
-        public AcquireAttempt handOver(String name, String owner, long version, String newOwner, String session) {
-            return tryAcquire(name, newOwner, session);
-        }
-
-        @Override
         public AcquireAttempt takeOver(String name, String owner, String session, Sighting sighting) {
             return AcquireAttempt.Busy.unknown();
-        }
-
-        @Override
-        public boolean reenter(String name, String owner, long version) {
-            return true;
-        }
-
-        @Override
-        public boolean release(String name, String owner, long version, int remainingHolds) {
-            return true;
-        }
-
-        @Override
-        public boolean releaseKeeping(String name, String owner, long version, Duration keepFor) {
-            return true;
-        }
-
-        @Override
-        public OptionalLong resync(String name, String owner, String leaseId, int holds) {
-            return OptionalLong.of(1);
-        }
-
-        @Override
-        public String openSession(String manager, Duration lease) {
-            return "session";
-        }
-
-        @Override
-        public SessionRenewal renewSession(String session) {
-            return new SessionRenewal(true, 0);
-        }
-
-        @Override
-        public void endSession(String session) {
-        }
-
-        @Override
-        public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
-            return new SessionCheck(List.of(), Map.of());
-        }
-
-        @Override
-        public Optional<LockInfo> inspect(String name) {
-            return Optional.empty();
         }
     }
 
