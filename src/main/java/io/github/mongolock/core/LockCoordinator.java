@@ -51,6 +51,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final RetryBackoff backoff;
     private final FreshAttempts fresh;
     private final ReleaseSignals signals = new ReleaseSignals();
+    /** The waiters for permits, by semaphore name: a namespace of their own, as semaphore names are. */
+    private final ReleaseSignals permitSignals = new ReleaseSignals();
     private final LockEvents events;
     private final LocalWaiters waiters = new LocalWaiters();
     /** This manager's place in lock queues, and the quiet its queued waiters keep. */
@@ -120,9 +122,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
-        this.feedListener = new ReleaseNotices(ownerPrefix, signals);
+        this.feedListener = new ReleaseNotices(ownerPrefix, signals, permitSignals);
         this.permitCoordinator = new PermitCoordinator(store.permitStore(), sessions, clock, backoff, ownerPrefix,
-                defaultLease, defaultWait, events);
+                defaultLease, defaultWait, events, permitSignals, () -> this.releaseFeed.start(feedListener));
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses, permitCoordinator.sessionHolders());
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);

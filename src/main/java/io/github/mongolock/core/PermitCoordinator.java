@@ -16,7 +16,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 /**
@@ -40,12 +39,22 @@ final class PermitCoordinator {
     private final Duration defaultLease;
     private final Duration defaultWait;
     private final PermitHoldings holdings;
+    private final PermitQueues queues;
+    /** Waiters for permits, per semaphore name; woken by releases here and by pushed notices. */
+    private final ReleaseSignals signals;
+    /** Starts (or nudges) the manager's push feed: called when a waiter finds permits held elsewhere. */
+    private final Runnable startFeed;
     private final AtomicLong acquisitions = new AtomicLong();
     private volatile boolean closed;
 
-    /** @param store empty when the lock store keeps no semaphores: {@link #permits} then refuses */
+    /**
+     * @param store     empty when the lock store keeps no semaphores: {@link #permits} then refuses
+     * @param signals   this manager's waiters for permits, which the push feed's notices for semaphores wake
+     * @param startFeed starts or nudges the manager's push feed
+     */
     PermitCoordinator(Optional<PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
-                      String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events) {
+                      String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events,
+                      ReleaseSignals signals, Runnable startFeed) {
         this.store = store.orElse(null);
         this.sessions = sessions;
         this.clock = clock;
@@ -54,6 +63,9 @@ final class PermitCoordinator {
         this.defaultLease = defaultLease;
         this.defaultWait = defaultWait;
         this.holdings = store.map(permits -> new PermitHoldings(permits, events)).orElse(null);
+        this.queues = store.map(permits -> new PermitQueues(permits, ownerPrefix, clock)).orElse(null);
+        this.signals = signals;
+        this.startFeed = startFeed;
     }
 
     /** What the session renewer must know of the permits held here. */
@@ -88,36 +100,61 @@ final class PermitCoordinator {
         Duration wait = options.waitTime().orElse(defaultWait);
         long start = clock.nanoTime();
         long deadline = start + LockArguments.saturatedNanos(wait);
+        boolean waits = deadline - start > 0;
+        // Joined before the first attempt, so that a release between an attempt and the park is seen.
+        ReleaseSignals.Signal signal = waits ? signals.join(name) : null;
+        if (waits) {
+            queues.waitStarts(name);
+        }
+        PermitQueues.HeadWatch head = queues.watch();
         Map<String, Watched> watched = new HashMap<>();
-        for (int attempt = 0; ; attempt++) {
-            refuseIfClosed();
-            Session session = sessions.forGrant(lease);
-            Answer answer = attemptOnce(name, limit, permits, session, null);
-            if (answer.result() instanceof PermitAttempt.Granted) {
-                Optional<PermitHold> hold = register(name, limit, permits, session, answer);
-                if (hold.isPresent()) {
-                    return hold;
-                }
-                continue; // answered after the session's lease: given back, try again under a confirmed session
-            }
-            PermitAttempt.Busy busy = (PermitAttempt.Busy) answer.result();
-            long now = clock.nanoTime();
-            PermitHolders.Seen due = dueForReclaim(busy, watched, now);
-            if (due != null) {
-                watched.remove(due.session());
-                Answer reclaimed = attemptOnce(name, limit, permits, session, due);
-                if (reclaimed.result() instanceof PermitAttempt.Granted) {
-                    Optional<PermitHold> hold = register(name, limit, permits, session, reclaimed);
-                    if (hold.isPresent()) {
-                        return hold;
+        Optional<PermitHold> outcome = Optional.empty();
+        boolean woken = false;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                refuseIfClosed();
+                long generation = signal == null ? 0 : signal.generation();
+                Session session = sessions.forGrant(lease);
+                Answer answer = attemptOnce(name, limit, permits, session, null);
+                if (answer.result() instanceof PermitAttempt.Granted) {
+                    outcome = register(name, limit, permits, session, answer);
+                    if (outcome.isPresent()) {
+                        return outcome;
                     }
+                    continue; // answered after the session's lease: given back, try again under a confirmed session
                 }
-                continue; // something changed: look again at once
+                PermitAttempt.Busy busy = (PermitAttempt.Busy) answer.result();
+                long now = clock.nanoTime();
+                PermitHolders.Seen due = dueForReclaim(busy, watched, now);
+                if (due != null) {
+                    watched.remove(due.session());
+                    Answer reclaimed = attemptOnce(name, limit, permits, session, due);
+                    if (reclaimed.result() instanceof PermitAttempt.Granted) {
+                        outcome = register(name, limit, permits, session, reclaimed);
+                        if (outcome.isPresent()) {
+                            return outcome;
+                        }
+                    }
+                    continue; // something changed: look again at once
+                }
+                if (busy.seen().isPresent() && head.dropIfGone(name, busy.seen().get(), permits)) {
+                    continue; // the gone head is out of the queue: our turn may be now
+                }
+                if (now - deadline >= 0 || signal == null) {
+                    return Optional.empty();
+                }
+                startFeed.run(); // held elsewhere: a pushed notice may wake us before the pause ends
+                busy.seen().ifPresent(seen -> queues.busy(name, seen, permits));
+                woken = pause(attempt, deadline - clock.nanoTime(), watched, signal, generation);
             }
-            if (now - deadline >= 0) {
-                return Optional.empty();
+        } finally {
+            if (signal != null) {
+                if (woken && outcome.isEmpty()) {
+                    signals.released(name); // leaving with a wake-up meant for a waiter: pass it on
+                }
+                signals.leave(name, signal);
+                queues.waitEnds(name, outcome.isPresent());
             }
-            pause(attempt, deadline - now, watched);
         }
     }
 
@@ -203,16 +240,24 @@ final class PermitCoordinator {
         return due;
     }
 
-    private void pause(int attempt, long leftNanos, Map<String, Watched> watched) {
+    /**
+     * Parks until a release of {@code name} (here, or pushed from another manager), the backoff, or the poll a watched
+     * lease needs, whichever comes first.
+     *
+     * @return whether a release woke the caller
+     */
+    private boolean pause(int attempt, long leftNanos, Map<String, Watched> watched, ReleaseSignals.Signal signal,
+                          long generation) {
         long poll = MAX_POLL.toNanos();
         for (Watched session : watched.values()) {
             poll = Math.min(poll, Math.max(LockArguments.saturatedNanos(session.lease()) / 5, 1_000_000));
         }
-        long pause = Math.min(Math.min(backoff.pauseNanos(attempt, null, false), poll), leftNanos);
-        LockSupport.parkNanos(pause);
-        if (Thread.interrupted()) {
+        long pause = Math.max(Math.min(Math.min(backoff.pauseNanos(attempt, null, false), poll), leftNanos), 0);
+        try {
+            return signal.awaitChange(generation, pause, null);
+        } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            throw new LockInterruptedException("Interrupted while waiting for permits", null);
+            throw new LockInterruptedException("Interrupted while waiting for permits", interrupted);
         }
     }
 
@@ -222,7 +267,7 @@ final class PermitCoordinator {
         }
     }
 
-    /** Gives back {@code permits}' permits (the owner closed its hold). */
+    /** Gives back {@code permits}' permits (the owner closed its hold), and wakes a caller here waiting for them. */
     void release(HeldPermits permits, boolean lost) {
         holdings.removed(permits);
         if (lost) {
@@ -234,14 +279,17 @@ final class PermitCoordinator {
             permits.session.checkSoon(); // the session's checks give back what no acquisition here knows
             throw failure;
         }
+        signals.released(permits.name);
     }
 
     /** The manager closes: no more grants; every hold is given back. */
     void close() {
         closed = true;
+        signals.releasedAll(); // waiters see the close at once
         if (holdings == null) {
             return;
         }
+        queues.leaveAll();
         for (HeldPermits permits : holdings.all()) {
             try {
                 permits.close();

@@ -11,10 +11,13 @@ import java.util.Objects;
  * @param version  the record's version: every change increments it
  * @param token    the last fencing token granted
  * @param queue    the managers waiting, in arrival order
+ * @param turn     the queue head's turn count: a head that cannot be granted yet moves it now and then to show it still
+ *                 waits ({@link PermitStore#stillWaiting}); unchanged with the same head and version for the turn grace,
+ *                 the head is taken to be gone
  * @param sessions the holding sessions as read, one per session id (empty when not read)
  */
 public record PermitHolders(String name, int limit, int used, List<Hold> holds, long version, long token,
-                            List<String> queue, List<Seen> sessions) {
+                            List<String> queue, long turn, List<Seen> sessions) {
 
     public PermitHolders {
         Objects.requireNonNull(name, "name");
@@ -26,6 +29,11 @@ public record PermitHolders(String name, int limit, int used, List<Hold> holds, 
     /** Permits still free. */
     public int free() {
         return limit - used;
+    }
+
+    /** The manager first in the queue, or null when nobody is queued. */
+    public String queueHead() {
+        return queue.isEmpty() ? null : queue.get(0);
     }
 
     /** One holder's permits, under its session. */

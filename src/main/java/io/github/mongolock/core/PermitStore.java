@@ -42,4 +42,29 @@ public interface PermitStore {
 
     /** The semaphore as stored now; empty when it was never created. */
     Optional<PermitHolders> inspect(String name);
+
+    /**
+     * Puts {@code manager} at the end of the semaphore's queue of waiting managers unless it is in it already; does
+     * nothing when the semaphore does not exist. Moves no version: the queue never disturbs a grant's or a reclaim's
+     * compare-and-set.
+     */
+    void joinQueue(String name, String manager);
+
+    /** Takes {@code manager} out of the semaphore's queue (its last waiter gave up); wakes the other managers' waiters. */
+    void leaveQueue(String name, String manager);
+
+    /**
+     * {@code manager}, first in the queue but with too few permits free for its waiter, shows that it still waits by
+     * moving the semaphore's turn count; does nothing when it is not first.
+     */
+    void stillWaiting(String name, String manager);
+
+    /**
+     * Takes {@code head} out of the queue if the semaphore is still as the caller watched it (the same version, the
+     * same head, the same turn count) for the turn grace: a head that crashed or stopped waiting. Taking a queue
+     * place can never break the limit: this is about fairness alone.
+     *
+     * @return whether it was taken out
+     */
+    boolean dropStaleHead(String name, String head, long version, long turn);
 }

@@ -25,6 +25,16 @@ public interface ReleaseFeed extends AutoCloseable {
          */
         void released(String name, String queueHead);
 
+        /**
+         * Permits of the semaphore {@code name} were just given back, taken back, or a queue place was given up.
+         * Semaphore names are their own namespace: a lock of the same name is another thing. A feed that cannot tell
+         * semaphores apart never calls it, and waiters for permits poll.
+         *
+         * @param queueHead the manager whose turn it is, when the notice carries the semaphore's queue; null when unknown
+         */
+        default void permitsReleased(String name, String queueHead) {
+        }
+
         /** Notices may have been missed (the stream was reopened without history): every waiter should look once. */
         void missedSome();
 

@@ -2,7 +2,7 @@ package io.github.mongolock.core;
 
 /**
  * What this manager does with the push feed's notices ({@link ReleaseFeed}): a release wakes its waiters for
- * that lock, unless the lock is free for another manager's turn; notices missed wake every waiter, who then ask
+ * that lock (or those permits), unless it is free for another manager's turn; notices missed wake every waiter, who then ask
  * the store. A wake-up moves the name's generation, which also ends the quiet its queued waiters keep
  * ({@link QueuePresence#quietOrClaimPoll}), even when the notice comes while one of them is still asking. Its
  * own class so that the coordinator only wires the feed, and the rule of which notice wakes whom reads in one
@@ -12,11 +12,17 @@ final class ReleaseNotices implements ReleaseFeed.Listener {
 
     private final String manager;
     private final ReleaseSignals signals;
+    private final ReleaseSignals permitSignals;
 
-    /** @param manager this manager's id in lock queues (the coordinator's owner prefix) */
-    ReleaseNotices(String manager, ReleaseSignals signals) {
+    /**
+     * @param manager       this manager's id in lock and semaphore queues (the coordinator's owner prefix)
+     * @param signals       the waiters for locks
+     * @param permitSignals the waiters for permits
+     */
+    ReleaseNotices(String manager, ReleaseSignals signals, ReleaseSignals permitSignals) {
         this.manager = manager;
         this.signals = signals;
+        this.permitSignals = permitSignals;
     }
 
     @Override
@@ -28,12 +34,21 @@ final class ReleaseNotices implements ReleaseFeed.Listener {
     }
 
     @Override
+    public void permitsReleased(String name, String queueHead) {
+        if (queueHead != null && !queueHead.equals(manager)) {
+            return; // another manager's turn
+        }
+        permitSignals.released(name);
+    }
+
+    @Override
     public void missedSome() {
         signals.releasedAll();
+        permitSignals.releasedAll();
     }
 
     @Override
     public boolean anyoneWaiting() {
-        return signals.waitingNames() > 0;
+        return signals.waitingNames() > 0 || permitSignals.waitingNames() > 0;
     }
 }

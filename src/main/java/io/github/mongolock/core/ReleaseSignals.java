@@ -27,7 +27,8 @@ final class ReleaseSignals {
         }
 
         /**
-         * Parks until a release moves the generation past {@code seen}, the lock is handed to {@code ticket}'s
+         * Parks until a release moves the generation past {@code seen}, the lock is handed to {@code ticket}'s (null:
+         * nothing is handed over, as for permits)
          * caller ({@link LocalWaiters.Ticket#grant} wakes exactly that caller), or {@code nanos} pass.
          *
          * @return true when woken by a release, false otherwise (timeout, or the hand-over)
@@ -45,7 +46,7 @@ final class ReleaseSignals {
                 parked.addLast(caller);
             }
             try {
-                while (!ticket.isGranted()) {
+                while (ticket == null || !ticket.isGranted()) {
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
                         break;

@@ -545,6 +545,13 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /** Tells every feed that permits of the semaphore {@code name} were given back; outside the monitor. */
+    void permitsReleased(String name, String queueHead) {
+        for (ReleaseFeed.Listener listener : releaseListeners) {
+            listener.permitsReleased(name, queueHead);
+        }
+    }
+
     /** A duration as MongoDB stores it: whole milliseconds rounded up, at least 1. */
     static long wholeMillisUp(Duration duration) {
         long millis = duration.toMillis();

@@ -37,6 +37,7 @@ final class InMemoryPermits implements PermitStore {
         int used;
         long version;
         long token;
+        long turn;
         final List<PermitHolders.Hold> holds = new ArrayList<>();
         final List<String> queue = new ArrayList<>();
 
@@ -70,45 +71,54 @@ final class InMemoryPermits implements PermitStore {
 
     @Override
     public PermitAttempt reclaim(String name, int limit, int permits, String owner, String session, PermitHolders.Seen stale) {
+        PermitAttempt attempt;
+        boolean taken = false;
+        String head = null;
         synchronized (store) {
             if (!store.endUnlessLive(stale.session(), stale.ended() ? null : stale.beat())) {
                 return PermitAttempt.Busy.unknown(); // renewed since: watch again
             }
             Semaphore semaphore = semaphores.get(name);
             if (semaphore != null) {
-                int taken = 0;
+                int freed = 0;
                 for (PermitHolders.Hold hold : List.copyOf(semaphore.holds)) {
                     if (hold.session().equals(stale.session())) {
                         semaphore.holds.remove(hold);
-                        taken += hold.permits();
+                        freed += hold.permits();
                     }
                 }
-                if (taken > 0) {
-                    semaphore.used -= taken;
+                if (freed > 0) {
+                    semaphore.used -= freed;
                     semaphore.version++;
+                    taken = true;
+                    head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
                 }
             }
-            return tryAcquire(name, limit, permits, owner, session);
+            attempt = tryAcquire(name, limit, permits, owner, session);
         }
+        if (taken) {
+            store.permitsReleased(name, head);
+        }
+        return attempt;
     }
 
     @Override
     public boolean release(String name, String owner, int permits) {
+        String head;
         synchronized (store) {
             Semaphore semaphore = semaphores.get(name);
-            if (semaphore == null) {
+            PermitHolders.Hold released = semaphore == null ? null : semaphore.holds.stream()
+                    .filter(hold -> hold.owner().equals(owner) && hold.permits() == permits).findFirst().orElse(null);
+            if (released == null) {
                 return false;
             }
-            for (PermitHolders.Hold hold : semaphore.holds) {
-                if (hold.owner().equals(owner) && hold.permits() == permits) {
-                    semaphore.holds.remove(hold);
-                    semaphore.used -= permits;
-                    semaphore.version++;
-                    return true;
-                }
-            }
-            return false;
+            semaphore.holds.remove(released);
+            semaphore.used -= permits;
+            semaphore.version++;
+            head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
+        store.permitsReleased(name, head);
+        return true;
     }
 
     @Override
@@ -129,6 +139,55 @@ final class InMemoryPermits implements PermitStore {
         }
     }
 
+    @Override
+    public void joinQueue(String name, String manager) {
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore != null && !semaphore.queue.contains(manager)) {
+                semaphore.queue.add(manager);
+            }
+        }
+    }
+
+    @Override
+    public void leaveQueue(String name, String manager) {
+        String head;
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore == null || !semaphore.queue.remove(manager)) {
+                return;
+            }
+            head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
+        }
+        store.permitsReleased(name, head);
+    }
+
+    @Override
+    public void stillWaiting(String name, String manager) {
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore != null && !semaphore.queue.isEmpty() && semaphore.queue.get(0).equals(manager)) {
+                semaphore.turn++;
+            }
+        }
+    }
+
+    @Override
+    public boolean dropStaleHead(String name, String staleHead, long version, long turn) {
+        String head;
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore == null || semaphore.version != version || semaphore.turn != turn || semaphore.queue.isEmpty()
+                    || !semaphore.queue.get(0).equals(staleHead)) {
+                return false;
+            }
+            semaphore.queue.remove(0);
+            head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
+        }
+        store.permitsReleased(name, head);
+        return true;
+    }
+
     /** Guarded by {@code store}. */
     private PermitHolders read(String name, Semaphore semaphore) {
         Set<String> ids = new LinkedHashSet<>();
@@ -141,6 +200,6 @@ final class InMemoryPermits implements PermitStore {
                     !live));
         }
         return new PermitHolders(name, semaphore.limit, semaphore.used, semaphore.holds, semaphore.version, semaphore.token,
-                semaphore.queue, seen);
+                semaphore.queue, semaphore.turn, seen);
     }
 }

@@ -23,7 +23,8 @@ import org.bson.conversions.Bson;
 
 /**
  * One MongoDB change stream per manager on the lock collection, delivering the names of locks that
- * an update has just left free ({@code holds: 0}), whoever released them. Runs on one daemon thread,
+ * an update has just left free ({@code holds: 0}), whoever released them, and of semaphores whose permits were just
+ * given back. Runs on one daemon thread,
  * started on first use.
  *
  * <p><b>What it asks for.</b> MongoDB describes every update ({@code updateDescription}): the server
@@ -128,15 +129,21 @@ public final class MongoReleaseFeed implements ReleaseFeed {
         return status;
     }
 
-    /** Updates that left a lock free: by the update description, or (lookup) by the document as it is now. */
+    /**
+     * Updates that left a lock free, or gave permits back (a semaphore's writes that may let a waiter in set
+     * {@code releasedAt}): by the update description, or (lookup) by the document as it is now.
+     */
     static List<Bson> pipeline(boolean lookup) {
         Document match = new Document("operationType", "update");
         if (lookup) {
-            match.append("fullDocument." + LockDocument.HOLDS, 0);
+            match.append("$or", List.of(new Document("fullDocument." + LockDocument.HOLDS, 0),
+                    new Document("fullDocument." + LockDocument.ID + ".mongolock", PermitDocuments.KIND)));
         } else {
             // Events without a description pass too, so that a server lacking them is noticed, not silent.
             match.append("$or", List.of(
                     new Document("updateDescription.updatedFields." + LockDocument.HOLDS, 0),
+                    new Document("documentKey." + LockDocument.ID + ".mongolock", PermitDocuments.KIND)
+                            .append("updateDescription.updatedFields." + LockDocument.RELEASED_AT, new Document("$exists", true)),
                     new Document("updateDescription", new Document("$exists", false))));
         }
         return List.of(new Document("$match", match));
@@ -192,6 +199,8 @@ public final class MongoReleaseFeed implements ReleaseFeed {
                     String name = lockName(event, lookup);
                     if (name != null) {
                         listener.released(name, lookup ? queueHead(event.getFullDocument()) : null);
+                    } else {
+                        notifyPermits(event, lookup, listener);
                     }
                 }
             } catch (StreamEnded ended) {
@@ -238,6 +247,29 @@ public final class MongoReleaseFeed implements ReleaseFeed {
     private static String queueHead(Document lock) {
         return lock != null && lock.get(LockDocument.QUEUE) instanceof List<?> queue && !queue.isEmpty()
                 ? String.valueOf(queue.get(0)) : null;
+    }
+
+    /**
+     * A semaphore's permits given back: by the update description (only writes that may let a waiter in set
+     * {@code releasedAt}), or, looked up, a semaphore with room now, with its queue's head.
+     */
+    private static void notifyPermits(ChangeStreamDocument<Document> event, boolean lookup, Listener listener) {
+        if (lookup) {
+            Document semaphore = event.getFullDocument();
+            if (semaphore != null && semaphore.get(LockDocument.ID) instanceof Document id
+                    && PermitDocuments.KIND.equals(id.get("mongolock")) && id.get("name") instanceof String name
+                    && semaphore.get(PermitDocuments.USED) instanceof Number used
+                    && semaphore.get(PermitDocuments.LIMIT) instanceof Number limit && used.longValue() < limit.longValue()) {
+                listener.permitsReleased(name, queueHead(semaphore));
+            }
+            return;
+        }
+        BsonDocument key = event.getDocumentKey();
+        if (key != null && key.get(LockDocument.ID) instanceof BsonDocument id
+                && id.get("mongolock") instanceof BsonString kind && PermitDocuments.KIND.equals(kind.getValue())
+                && id.get("name") instanceof BsonString name) {
+            listener.permitsReleased(name.getValue(), null);
+        }
     }
 
     private static String lockName(ChangeStreamDocument<Document> event, boolean lookup) {

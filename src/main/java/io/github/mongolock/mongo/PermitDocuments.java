@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.elemMatch;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.in;
+import static com.mongodb.client.model.Updates.addToSet;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
@@ -37,6 +38,7 @@ import io.github.mongolock.core.PermitHolders;
 import io.github.mongolock.core.PermitStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -44,6 +46,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * The leased semaphores of {@link MongoLockStore}, in the lock collection under a document {@code _id}, so that no
@@ -71,6 +74,8 @@ final class PermitDocuments implements PermitStore {
     static final String USED = "used";
     static final String HOLDERS = "holders";
     static final String PERMITS = "permits";
+    /** Moved by a queue head that waits for more permits than are free ({@link #stillWaiting}). */
+    static final String TURN = "turn";
     /** The pull of an ended session's permits is retried when the semaphore changed between its read and its write. */
     private static final int RECLAIM_TRIES = 5;
     /**
@@ -153,7 +158,8 @@ final class PermitDocuments implements PermitStore {
             long version = seen.get().version();
             boolean pulled = calls.call("take back the permits of", name, () -> locks.updateOne(
                     and(eq(ID, permitsId(name)), eq(VERSION, version)),
-                    combine(pull(HOLDERS, new Document(SESSION, session)), inc(USED, -permits), inc(VERSION, 1L))))
+                    combine(pull(HOLDERS, new Document(SESSION, session)), inc(USED, -permits), inc(VERSION, 1L),
+                            currentDate(LockDocument.RELEASED_AT))))
                     .getModifiedCount() == 1;
             if (pulled) {
                 return;
@@ -190,6 +196,32 @@ final class PermitDocuments implements PermitStore {
         return read(name, true);
     }
 
+    @Override
+    public void joinQueue(String name, String manager) {
+        calls.call("queue for permits of", name, () -> locks.updateOne(eq(ID, permitsId(name)), addToSet(QUEUE, manager)));
+    }
+
+    @Override
+    public void leaveQueue(String name, String manager) {
+        calls.call("leave the queue of permits of", name, () -> locks.updateOne(
+                and(eq(ID, permitsId(name)), eq(QUEUE, manager)),
+                combine(pull(QUEUE, manager), currentDate(LockDocument.RELEASED_AT))));
+    }
+
+    @Override
+    public void stillWaiting(String name, String manager) {
+        calls.call("keep the turn for permits of", name, () -> locks.updateOne(
+                and(eq(ID, permitsId(name)), eq(LockDocument.QUEUE_HEAD, manager)), inc(TURN, 1L)));
+    }
+
+    @Override
+    public boolean dropStaleHead(String name, String head, long version, long turn) {
+        Bson sameTurn = turn == 0 ? in(TURN, Arrays.asList(0L, null)) : eq(TURN, turn);
+        return calls.call("take a gone manager out of the queue of permits of", name, () -> locks.updateOne(
+                and(eq(ID, permitsId(name)), eq(VERSION, version), eq(LockDocument.QUEUE_HEAD, head), sameTurn),
+                combine(pull(QUEUE, head), currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
+    }
+
     /** The semaphore as stored, with its holding sessions read too when {@code withSessions}. */
     private Optional<PermitHolders> read(String name, boolean withSessions) {
         Document found = calls.call("inspect permits of", name, () -> locks.find(eq(ID, permitsId(name))).first());
@@ -200,7 +232,8 @@ final class PermitDocuments implements PermitStore {
         List<PermitHolders.Seen> seen = withSessions ? sessionsOf(name, holds) : List.of();
         List<String> queue = LockDocument.queue(found).stream().map(String::valueOf).toList();
         return Optional.of(new PermitHolders(name, (int) number(found, LIMIT), (int) number(found, USED), holds,
-                number(found, VERSION), number(found, TOKEN), queue, seen));
+                number(found, VERSION), number(found, TOKEN), queue,
+                found.get(TURN) instanceof Number turn ? turn.longValue() : 0, seen));
     }
 
     /** Each holding session as read now; one read for all of them. A session not found reads as ended. */

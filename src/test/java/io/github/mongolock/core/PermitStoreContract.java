@@ -52,6 +52,46 @@ public abstract class PermitStoreContract {
     }
 
     @Test
+    void aFreePermitGoesOnlyToTheManagerFirstInTheQueueAndTheGrantTakesItOut() {
+        LockStore store = newStore();
+        PermitStore permits = permits(store);
+        PermitStore other = permits(sameStoreAs(store));
+        String session = store.openSession("m1", LEASE);
+        granted(permits.tryAcquire("export", 1, 1, "m1:a:1", session));
+        other.joinQueue("export", "m2:b");
+        other.joinQueue("export", "m2:b");
+        permits.joinQueue("export", "m3:c");
+        assertEquals(List.of("m2:b", "m3:c"), permits.inspect("export").orElseThrow().queue(), "joined once each, in order");
+        assertTrue(permits.release("export", "m1:a:1", 1));
+        assertInstanceOf(PermitAttempt.Busy.class, permits.tryAcquire("export", 1, 1, "m3:c:1", session), "m2:b's turn");
+        String session2 = sameStoreAs(store).openSession("m2", LEASE);
+        granted(other.tryAcquire("export", 1, 1, "m2:b:1", session2));
+        assertEquals(List.of("m3:c"), permits.inspect("export").orElseThrow().queue());
+        permits.leaveQueue("export", "m3:c");
+        assertEquals(List.of(), permits.inspect("export").orElseThrow().queue());
+    }
+
+    @Test
+    void aStaleHeadIsTakenOutOnlyIfVersionHeadAndTurnAreAsWatched() {
+        LockStore store = newStore();
+        PermitStore permits = permits(store);
+        String session = store.openSession("m1", LEASE);
+        granted(permits.tryAcquire("export", 2, 1, "m1:a:1", session));
+        permits.joinQueue("export", "m2:b");
+        PermitHolders watched = permits.inspect("export").orElseThrow();
+        permits.stillWaiting("export", "m3:c"); // not first: nothing moves
+        assertEquals(watched.turn(), permits.inspect("export").orElseThrow().turn());
+        permits.stillWaiting("export", "m2:b"); // the head shows it still waits
+        assertFalse(permits.dropStaleHead("export", "m2:b", watched.version(), watched.turn()), "the head moved its turn");
+        PermitHolders again = permits.inspect("export").orElseThrow();
+        assertFalse(permits.dropStaleHead("export", "m3:c", again.version(), again.turn()), "not the head");
+        assertFalse(permits.dropStaleHead("export", "m2:b", again.version() - 1, again.turn()), "another version");
+        assertTrue(permits.dropStaleHead("export", "m2:b", again.version(), again.turn()));
+        assertEquals(List.of(), permits.inspect("export").orElseThrow().queue());
+        assertEquals(again.version(), permits.inspect("export").orElseThrow().version(), "the queue never moves the version");
+    }
+
+    @Test
     void aReleaseGivesBackExactlyWhatItsOwnerHeldAndOnlyOnce() {
         LockStore store = newStore();
         String session = store.openSession("m1", LEASE);

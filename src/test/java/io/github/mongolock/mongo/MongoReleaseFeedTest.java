@@ -66,6 +66,27 @@ class MongoReleaseFeedTest {
                 new UpdateDescription(List.of(), new BsonDocument("holds", new BsonInt32(0))), null, null, null, null, null);
     }
 
+    /** A semaphore's write that may let a waiter in, as MongoDB describes it: keyed by the document _id, releasedAt set. */
+    private static ChangeStreamDocument<Document> permitsGivenBack(String name, int token) {
+        return new ChangeStreamDocument<>("update", token(token), null, null, null, null, null,
+                new BsonDocument("_id", new BsonDocument("mongolock", new BsonString("permits")).append("name", new BsonString(name))),
+                null, new UpdateDescription(List.of(), new BsonDocument("releasedAt", new BsonInt32(0))), null, null, null, null,
+                null);
+    }
+
+    @Test
+    void permitsGivenBackReachTheListenerAsASemaphoreNeverAsALockOfTheSameName() throws Exception {
+        streams.script(() -> new ScriptedCursor().then(permitsGivenBack("export", 1)).then(released("export", 2)));
+        MongoReleaseFeed feed = feed(1_000);
+        feed.start(listener);
+        await(() -> listener.names.contains("export"), "the lock's release");
+        assertEquals(List.of("export"), listener.permits, "the semaphore's notice, told apart from the lock's");
+        assertEquals(List.of("export"), listener.names, "the lock's notice, told apart from the semaphore's");
+        String pipeline = streams.pipelines.get(0).toString();
+        assertTrue(pipeline.contains("documentKey._id.mongolock") && pipeline.contains("updateDescription.updatedFields.releasedAt"),
+                "the server keeps only semaphore writes that set releasedAt: " + pipeline);
+    }
+
     @Test
     void transientErrorsAreResumedFromThePostBatchTokenAndTheStatusSaysSo() throws Exception {
         streams.script(() -> new ScriptedCursor().batchToken(token(7)).then(released("a", 7))
@@ -187,12 +208,18 @@ class MongoReleaseFeedTest {
 
     private static final class RecordingListener implements ReleaseFeed.Listener {
         final List<String> names = new CopyOnWriteArrayList<>();
+        final List<String> permits = new CopyOnWriteArrayList<>();
         final AtomicInteger missed = new AtomicInteger();
         volatile boolean waiting = true;
 
         @Override
         public void released(String name, String queueHead) {
             names.add(name);
+        }
+
+        @Override
+        public void permitsReleased(String name, String queueHead) {
+            permits.add(name);
         }
 
         @Override

@@ -1,0 +1,155 @@
+package io.github.mongolock.core;
+
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockInterruptedException;
+import io.github.mongolock.LockStoreException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * This manager's places in the semaphores' queues of waiting managers: fairness across managers, as for locks
+ * (docs/permits.md). A permit is granted only to the manager first in the queue, or to anyone when nobody is queued.
+ * The manager joins when one of its waiting callers finds too few permits free and it is not queued yet; the grant takes
+ * it out; it leaves when its last waiter for the name gives up. First in the queue but with too few permits free for its
+ * waiter (another manager could use the few that are), it shows now and then that it still waits, so that the others do
+ * not take it for gone. A head that shows nothing for the turn grace while permits are free for a waiter behind it
+ * (crashed, paused, or no longer waiting) is taken out by that waiter. Every failure here only costs fairness, never
+ * the limit: the next attempt tries again. Thread-safe.
+ */
+final class PermitQueues {
+
+    private static final System.Logger LOG = System.getLogger(PermitQueues.class.getName());
+    /** How long a queue head may show nothing while permits are free for a waiter behind it, plus the drift margin. */
+    static final Duration TURN_GRACE = Duration.ofSeconds(3);
+    /** How often a head that waits for more permits than are free shows it: well within the turn grace. */
+    private static final long SHOW_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
+
+    private final PermitStore store;
+    private final String manager;
+    private final MonotonicClock clock;
+    /** Per semaphore name, how many callers of this manager wait for it now. */
+    private final ConcurrentHashMap<String, Integer> waiting = new ConcurrentHashMap<>();
+    /** Per semaphore name, when this manager last showed that it still waits as the queue's head (nanoTime). */
+    private final ConcurrentHashMap<String, Long> shownAt = new ConcurrentHashMap<>();
+
+    /** @param manager this manager's id in queues (the owner ids' prefix) */
+    PermitQueues(PermitStore store, String manager, MonotonicClock clock) {
+        this.store = store;
+        this.manager = manager;
+        this.clock = clock;
+    }
+
+    /** A caller starts waiting for {@code name}. */
+    void waitStarts(String name) {
+        waiting.merge(name, 1, Integer::sum);
+    }
+
+    /**
+     * A caller stops waiting for {@code name}: granted (the grant took this manager out of the queue), or gave up. The
+     * last one to give up takes this manager out, so that no other manager waits for its turn.
+     */
+    void waitEnds(String name, boolean granted) {
+        Integer left = waiting.computeIfPresent(name, (key, count) -> count == 1 ? null : count - 1);
+        if (left == null) {
+            shownAt.remove(name);
+            if (!granted) {
+                leave(name);
+            }
+        }
+    }
+
+    /**
+     * A waiting caller asking for {@code permits} found the semaphore as {@code seen} and got none: joins the queue
+     * when this manager is not in it, or, first in it with too few permits free, shows that it still waits.
+     */
+    void busy(String name, PermitHolders seen, int permits) {
+        try {
+            if (!seen.queue().contains(manager)) {
+                store.joinQueue(name, manager);
+            } else if (manager.equals(seen.queueHead()) && seen.free() < permits) {
+                long now = clock.nanoTime();
+                Long last = shownAt.get(name);
+                if (last == null || now - last >= SHOW_EVERY_NANOS) {
+                    shownAt.put(name, now);
+                    store.stillWaiting(name, manager);
+                }
+            }
+        } catch (LockStoreException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not keep its place in the queue of semaphore {0}; the next attempt tries"
+                    + " again: {1}", LockArguments.quote(name), failed.getMessage());
+        }
+    }
+
+    /** One waiting caller's watch of the queue's head (not thread-safe: one per caller). */
+    HeadWatch watch() {
+        return new HeadWatch();
+    }
+
+    /**
+     * Watches whether the manager first in a semaphore's queue takes its turn: when permits are free for this caller
+     * but another manager is first, and that head, the semaphore's version and the head's turn count stay as they are
+     * for the turn grace on this caller's clock, the head is taken to be gone and is taken out of the queue.
+     */
+    final class HeadWatch {
+        private String head;
+        private long version;
+        private long turn;
+        private long since;
+
+        /**
+         * @return true when a gone head was taken out just now (the caller should try again at once)
+         */
+        boolean dropIfGone(String name, PermitHolders seen, int permits) {
+            String first = seen.queueHead();
+            if (first == null || first.equals(manager) || seen.free() < permits) {
+                head = null; // nobody ahead of us, or we could not be granted anyway: nothing to judge
+                return false;
+            }
+            long now = clock.nanoTime();
+            if (!first.equals(head) || version != seen.version() || turn != seen.turn()) {
+                head = first;
+                version = seen.version();
+                turn = seen.turn();
+                since = now;
+                return false;
+            }
+            if (now - since < LeaseWatch.takeoverAfterNanos(TURN_GRACE)) {
+                return false;
+            }
+            head = null;
+            try {
+                return store.dropStaleHead(name, first, version, turn);
+            } catch (LockStoreException failed) {
+                LOG.log(Level.DEBUG, "mongolock could not take the gone manager {0} out of the queue of semaphore {1}: {2}",
+                        first, LockArguments.quote(name), failed.getMessage());
+                return false;
+            }
+        }
+    }
+
+    /** Closing: out of every queue this manager may still be in. Best effort. */
+    void leaveAll() {
+        for (String name : waiting.keySet()) {
+            try {
+                leave(name);
+            } catch (LockException unexpected) {
+                LOG.log(Level.DEBUG, "mongolock could not leave the queue of semaphore {0} on close: {1}",
+                        LockArguments.quote(name), unexpected.getMessage());
+            }
+        }
+    }
+
+    private void leave(String name) {
+        try {
+            OwnedLocks.withoutInterrupt(() -> {
+                store.leaveQueue(name, manager);
+                return null;
+            });
+        } catch (LockStoreException | LockInterruptedException failed) {
+            // Left in the queue: the other managers' waiters take it out after the turn grace, once.
+            LOG.log(Level.DEBUG, "mongolock could not leave the queue of semaphore {0}: {1}", LockArguments.quote(name),
+                    failed.getMessage());
+        }
+    }
+}
