@@ -39,10 +39,12 @@ public interface Permits {
     PermitHold acquire();
 
     /**
-     * {@code permits} permits at once (all or none), with the options' wait and lease times (a minimum hold and
-     * {@code onLeaseLost} are not used by permits). Exceptions as for {@link #acquire()}.
+     * {@code permits} permits at once (all or none), with the options' wait and lease times and lease-loss policy
+     * ({@link OnLeaseLost#INTERRUPT}: the acquiring thread is interrupted when the lease is lost while the hold is
+     * open) and metrics group. Exceptions as for {@link #acquire()}.
      *
-     * @throws LockConfigurationException when {@code permits} is not within 1 and {@link #limit()}
+     * @throws LockConfigurationException when {@code permits} is not within 1 and {@link #limit()}, when the options
+     *                                    set a minimum hold (locks only), or when a wait or lease time is out of range
      */
     PermitHold acquire(int permits, LockOptions options);
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -145,6 +147,43 @@ class PermitsTest {
                 assertFalse(held.isHeld(), "the old holder no longer believes");
                 assertThrows(LockLostException.class, held::close);
             }
+        }
+    }
+
+    @Test
+    void withInterruptTheHoldingThreadIsInterruptedWhenItsPermitsAreLost() throws Exception {
+        String database = mongo.freshDatabase();
+        MongoClient doomed = MongoClients.create(mongo.uri());
+        CountDownLatch holding = new CountDownLatch(1);
+        try (MongoLockManager cut = manager(doomed, database, "cut-off", Duration.ofSeconds(1))) {
+            Permits exports = cut.permits("export", 1);
+            CompletableFuture<String> worker = CompletableFuture.supplyAsync(() -> {
+                try (PermitHold hold = exports.acquire(1, LockOptions.defaults().onLeaseLost(OnLeaseLost.INTERRUPT))) {
+                    holding.countDown();
+                    Thread.sleep(20_000);
+                    return "slept on";
+                } catch (InterruptedException interrupted) {
+                    return "interrupted";
+                } catch (LockLostException lost) {
+                    return "interrupted"; // the close after the loss reports it too
+                }
+            });
+            assertTrue(holding.await(10, TimeUnit.SECONDS));
+            doomed.close(); // no renewal reaches MongoDB any more: the lease cannot be confirmed
+            assertEquals("interrupted", worker.get(15, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aMinimumHoldIsRefusedForPermitsNamingTheValue() {
+        String database = mongo.freshDatabase();
+        try (MongoLockManager node = manager(mongo.client(), database, "node", Duration.ofSeconds(5))) {
+            LockConfigurationException refused = assertThrows(LockConfigurationException.class, () -> node.permits("export", 2)
+                    .acquire(1, LockOptions.defaults().holdAtLeast(Duration.ofMinutes(5))));
+            assertTrue(refused.getMessage().contains("holdAtLeast PT5M") && refused.getMessage().contains("locks only"),
+                    refused.getMessage());
+            assertEquals(0, mongo.client().getDatabase(database).getCollection("locks")
+                    .countDocuments(new Document("_id.mongolock", "permits")), "nothing was written");
         }
     }
 

@@ -6,6 +6,7 @@ import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
 import java.lang.System.Logger.Level;
@@ -96,8 +97,13 @@ final class PermitCoordinator {
             throw new LockConfigurationException("Asked for " + permits + " permit(s) of semaphore " + LockArguments.quote(name)
                     + ", which has " + limit + ": ask for 1 to " + limit + ".");
         }
-        Duration lease = options.leaseTime().orElse(defaultLease);
-        Duration wait = options.waitTime().orElse(defaultWait);
+        Duration lease = LockArguments.checkLease(options.leaseTime().orElse(defaultLease), "leaseTime");
+        Duration wait = LockArguments.checkWait(options.waitTime().orElse(defaultWait), "waitTime");
+        if (!options.holdAtLeast().isZero()) {
+            throw new LockConfigurationException("holdAtLeast " + options.holdAtLeast() + " was given for permits of semaphore "
+                    + LockArguments.quote(name) + ": a permit is given back when its hold is closed, and a minimum hold"
+                    + " applies to locks only. Leave holdAtLeast unset, or use a lock.");
+        }
         long start = clock.nanoTime();
         long deadline = start + LockArguments.saturatedNanos(wait);
         boolean waits = deadline - start > 0;
@@ -119,7 +125,7 @@ final class PermitCoordinator {
                 if (answer.result() instanceof PermitAttempt.Granted) {
                     outcome = register(name, limit, permits, session, answer);
                     if (outcome.isPresent()) {
-                        return outcome;
+                        return interruptOnLoss(outcome, options);
                     }
                     continue; // answered after the session's lease: given back, try again under a confirmed session
                 }
@@ -132,7 +138,7 @@ final class PermitCoordinator {
                     if (reclaimed.result() instanceof PermitAttempt.Granted) {
                         outcome = register(name, limit, permits, session, reclaimed);
                         if (outcome.isPresent()) {
-                            return outcome;
+                            return interruptOnLoss(outcome, options);
                         }
                     }
                     continue; // something changed: look again at once
@@ -156,6 +162,15 @@ final class PermitCoordinator {
                 queues.waitEnds(name, outcome.isPresent());
             }
         }
+    }
+
+    /** With {@link OnLeaseLost#INTERRUPT}, the acquiring thread is interrupted when the hold's lease is lost while open. */
+    private static Optional<PermitHold> interruptOnLoss(Optional<PermitHold> hold, LockOptions options) {
+        if (options.onLeaseLost() == OnLeaseLost.INTERRUPT) {
+            Thread holder = Thread.currentThread();
+            hold.get().onLeaseLost(holder::interrupt);
+        }
+        return hold;
     }
 
     /**

@@ -10,6 +10,7 @@ import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.pull;
 import static com.mongodb.client.model.Updates.push;
+import static com.mongodb.client.model.Updates.set;
 import static io.github.mongolock.mongo.LockDocument.BEAT;
 import static io.github.mongolock.mongo.LockDocument.ID;
 import static io.github.mongolock.mongo.LockDocument.LEASE_MS;
@@ -156,9 +157,13 @@ final class PermitDocuments implements PermitStore {
                 return;
             }
             long version = seen.get().version();
+            // The holders as read, less the ended session's: exact, since the write is pinned to the version read.
+            List<Document> kept = seen.get().holds().stream().filter(hold -> !hold.session().equals(session))
+                    .map(hold -> new Document(OWNER, hold.owner()).append(SESSION, hold.session()).append(PERMITS, hold.permits()))
+                    .toList();
             boolean pulled = calls.call("take back the permits of", name, () -> locks.updateOne(
                     and(eq(ID, permitsId(name)), eq(VERSION, version)),
-                    combine(pull(HOLDERS, new Document(SESSION, session)), inc(USED, -permits), inc(VERSION, 1L),
+                    combine(set(HOLDERS, kept), inc(USED, -permits), inc(VERSION, 1L),
                             currentDate(LockDocument.RELEASED_AT))))
                     .getModifiedCount() == 1;
             if (pulled) {
@@ -171,7 +176,7 @@ final class PermitDocuments implements PermitStore {
     @Override
     public boolean release(String name, String owner, int permits) {
         return calls.call("release permits of", name, () -> locks.updateOne(
-                and(eq(ID, permitsId(name)), elemMatch(HOLDERS, and(eq(OWNER, owner), eq(PERMITS, permits)))),
+                and(eq(ID, permitsId(name)), elemMatch(HOLDERS, new Document(OWNER, owner).append(PERMITS, permits))),
                 combine(pull(HOLDERS, new Document(OWNER, owner)), inc(USED, -permits), inc(VERSION, 1L),
                         currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
     }
