@@ -26,6 +26,7 @@ final class HeldPermits implements PermitHold {
     private String lossReason;
     private boolean lossSeenByOwner;
     private List<Runnable> lossActions;
+    private boolean told;
 
     HeldPermits(PermitCoordinator coordinator, String name, int limit, int permits, String owner, Session session,
                 long fencingToken) {
@@ -128,6 +129,25 @@ final class HeldPermits implements PermitHold {
                     + fencingToken + ") were lost before this close: " + lossReason + ". Work done under them may have"
                     + " overlapped with other holders beyond the limit of " + limit + ".");
         }
+    }
+
+    /** The loss was reported: its actions have run (called on the notice thread after them). */
+    synchronized void told() {
+        told = true;
+        notifyAll();
+    }
+
+    /** For the test kit's controls: waits until the loss was reported; false when it was not within the time. */
+    synchronized boolean awaitTold(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        while (!told) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(left / 1_000_000, 1));
+        }
+        return true;
     }
 
     @Override

@@ -308,6 +308,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return held;
     }
 
+    /** The test kit's control: checks the sessions now, then waits until {@code owner}'s permits were reported lost. */
+    public boolean checkPermitsNow(String owner, long timeoutMillis) throws InterruptedException {
+        renewer.checkNow();
+        return permitCoordinator.awaitLossTold(owner, timeoutMillis);
+    }
+
     private void sessionOpened(Session session) {
         renewer.tracked(session); // renewed from now on, even before a lock is granted under it
     }

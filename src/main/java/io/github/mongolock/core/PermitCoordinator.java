@@ -45,6 +45,7 @@ final class PermitCoordinator {
     private final ReleaseSignals signals;
     /** Starts (or nudges) the manager's push feed: called when a waiter finds permits held elsewhere. */
     private final Runnable startFeed;
+    private final LockEvents events;
     private final AtomicLong acquisitions = new AtomicLong();
     private volatile boolean closed;
 
@@ -67,6 +68,7 @@ final class PermitCoordinator {
         this.queues = store.map(permits -> new PermitQueues(permits, ownerPrefix, clock)).orElse(null);
         this.signals = signals;
         this.startFeed = startFeed;
+        this.events = events;
     }
 
     /** What the session renewer must know of the permits held here. */
@@ -295,6 +297,26 @@ final class PermitCoordinator {
             throw failure;
         }
         signals.released(permits.name);
+    }
+
+    /**
+     * Waits until the hold of {@code owner} is known lost here and its loss actions have run (the test kit's controls,
+     * after the renewer was asked to check at once).
+     *
+     * @return false when no open hold of this manager has that owner (nothing to tell)
+     * @throws LockException when the holder was not told within {@code timeoutMillis}
+     */
+    boolean awaitLossTold(String owner, long timeoutMillis) throws InterruptedException {
+        HeldPermits hold = holdings == null ? null
+                : holdings.all().stream().filter(held -> held.owner.equals(owner)).findFirst().orElse(null);
+        if (hold == null) {
+            return false;
+        }
+        if (!hold.awaitTold(timeoutMillis)) {
+            throw new LockException("The holder " + owner + " of permits of semaphore " + LockArguments.quote(hold.name)
+                    + " was not told of their loss within " + timeoutMillis + " ms: is its manager's renewal thread stuck?");
+        }
+        return true;
     }
 
     /** The manager closes: no more grants; every hold is given back. */

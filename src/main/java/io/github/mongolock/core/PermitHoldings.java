@@ -115,8 +115,9 @@ final class PermitHoldings implements SessionHolders {
         }
         LOG.log(Level.WARNING, "mongolock lost {0} permit(s) of semaphore {1} (token {2}): {3}", permits.permits,
                 LockArguments.quote(permits.name), permits.fencingToken, reason);
-        if (!actions.isEmpty()) {
-            events.later(() -> actions.forEach(action -> LockEvents.runLossAction(action, permits.name)));
-        }
+        events.later(() -> {
+            actions.forEach(action -> LockEvents.runLossAction(action, permits.name));
+            permits.told();
+        });
     }
 }

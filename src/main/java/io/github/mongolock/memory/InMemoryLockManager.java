@@ -129,6 +129,23 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     }
 
     /**
+     * Makes this manager find out now, as its next session check would, that the store no longer counts {@code owner}'s
+     * permits of {@code name}, and waits until it has told the holder ({@code isHeld()} false, loss actions run).
+     * Nothing to tell when {@code owner} is no open hold of this manager.
+     *
+     * @throws LockException when the holder was not told within 5 s
+     */
+    void tellPermitLoss(String name, String owner) {
+        try {
+            coordinator.checkPermitsNow(owner, TELL_TIMEOUT_MILLIS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new io.github.mongolock.LockInterruptedException("Interrupted while waiting for the holder of permits of"
+                    + " semaphore \"" + name + "\" to be told of their loss; the interrupt flag is kept.", interrupted);
+        }
+    }
+
+    /**
      * Releases every lock this manager holds, stops its renewals and its push wake-up; as
      * {@code MongoLockManager.close()}. Idempotent.
      */

@@ -545,6 +545,11 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /** The test kit's control: every permit of {@code name} taken back; the owners whose permits they were. */
+    List<String> takeBackPermits(String name) {
+        return permits.takeBackAll(name);
+    }
+
     /** Tells every feed that permits of the semaphore {@code name} were given back; outside the monitor. */
     void permitsReleased(String name, String queueHead) {
         for (ReleaseFeed.Listener listener : releaseListeners) {

@@ -123,6 +123,29 @@ public final class InMemoryLocks implements AutoCloseable {
         return taken.fencingToken();
     }
 
+    /**
+     * Every holder of permits of the semaphore {@code name} loses them now, as when other instances found the holders'
+     * sessions unrenewed, ended them and took their permits back: all of them are free at once, for anyone, and the next
+     * grant carries the next fencing token. Each holder of this factory's managers is told before this returns: its
+     * {@code isHeld()} is false, its {@link io.github.mongolock.PermitHold#onLeaseLost onLeaseLost} actions have run,
+     * and its next {@code close()} throws {@link io.github.mongolock.LockLostException}.
+     *
+     * @return how many holds lost their permits
+     * @throws LockException when nobody holds permits of {@code name}
+     */
+    public int takeBackPermits(String name) {
+        List<String> owners = store.takeBackPermits(LockArguments.checkName(name));
+        if (owners.isEmpty()) {
+            throw new LockException("Semaphore \"" + name + "\" has no permits held, so none can be taken back: acquire some"
+                    + " first.");
+        }
+        for (String owner : owners) {
+            managers.stream().filter(candidate -> candidate.owns(owner)).findFirst()
+                    .ifPresent(manager -> manager.tellPermitLoss(name, owner));
+        }
+        return owners.size();
+    }
+
     /** Closes every manager built here (each releases what it holds); idempotent. Building another then fails. */
     @Override
     public void close() {

@@ -139,6 +139,30 @@ final class InMemoryPermits implements PermitStore {
         }
     }
 
+    /**
+     * Takes back every permit of {@code name}, as other managers do after ending the holders' sessions: the test kit's
+     * control. The holders' sessions stay live; their checks find the entries gone.
+     *
+     * @return the owners whose permits were taken back
+     */
+    List<String> takeBackAll(String name) {
+        List<String> owners = new ArrayList<>();
+        String head;
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            if (semaphore == null || semaphore.holds.isEmpty()) {
+                return owners;
+            }
+            semaphore.holds.forEach(hold -> owners.add(hold.owner()));
+            semaphore.holds.clear();
+            semaphore.used = 0;
+            semaphore.version++;
+            head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
+        }
+        store.permitsReleased(name, head);
+        return owners;
+    }
+
     @Override
     public void joinQueue(String name, String manager) {
         synchronized (store) {

@@ -1,15 +1,19 @@
 package io.github.mongolock.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.LockConfigurationException;
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockLostException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The test kit's semaphores keep the same rules as MongoDB's (issue 32, part 1). */
@@ -41,6 +45,30 @@ class InMemoryPermitsTest {
                         refused.getMessage());
                 assertTrue(held.isHeld());
             }
+        }
+    }
+
+    @Test
+    void takeBackPermitsFreesThemForAnyoneAndTellsEveryHolderBeforeItReturns() {
+        try (InMemoryLocks locks = new InMemoryLocks()) {
+            Permits a = locks.newManager("a").permits("export", 2);
+            Permits b = locks.newManager("b").permits("export", 2);
+            AtomicInteger lossActions = new AtomicInteger();
+            PermitHold first = a.acquire().onLeaseLost(lossActions::incrementAndGet);
+            PermitHold second = a.acquire().onLeaseLost(lossActions::incrementAndGet);
+            assertTrue(b.tryAcquire().isEmpty(), "both permits are held");
+            assertEquals(2, locks.takeBackPermits("export"));
+            assertEquals(2, lossActions.get(), "both holders' loss actions ran before the control returned");
+            assertFalse(first.isHeld());
+            assertFalse(second.isHeld());
+            try (PermitHold both = b.acquire(2, LockOptions.defaults())) {
+                assertTrue(both.fencingToken() > second.fencingToken(), "the next grant's token is greater");
+            }
+            assertThrows(LockLostException.class, first::close);
+            assertThrows(LockLostException.class, second::close);
+            LockException none = assertThrows(LockException.class,
+                    () -> locks.takeBackPermits("export"));
+            assertTrue(none.getMessage().contains("has no permits held"), none.getMessage());
         }
     }
 }
