@@ -277,6 +277,19 @@ public final class Benchmark {
         long reentryTrips = reentrant.acquireCommands().values().stream().mapToLong(Long::longValue).sum();
         report.target("re-entrant acquire: at most 1 round trip", reentryTrips + " (" + commands(reentrant.acquireCommands())
                 + ")", reentryTrips <= 1);
+        SingleClientCases.Result lock = find(results, main);
+        SingleClientCases.Result permit = find(results, SingleClientCases.PERMITS);
+        long lockTrips = lock.acquireCommands().values().stream().mapToLong(Long::longValue).sum()
+                + lock.releaseCommands().values().stream().mapToLong(Long::longValue).sum();
+        long permitTrips = permit.acquireCommands().values().stream().mapToLong(Long::longValue).sum()
+                + permit.releaseCommands().values().stream().mapToLong(Long::longValue).sum();
+        report.target("semaphore acquire + release: the same round trips as a lock's (issue 32)", permitTrips
+                + " (acquire " + commands(permit.acquireCommands()) + ", release " + commands(permit.releaseCommands())
+                + "; the lock: " + lockTrips + ")", permitTrips == lockTrips);
+        double permitVsLock = ratioToLimit.get(SingleClientCases.PERMITS).median() / vsLimit;
+        report.line("One permit of a semaphore against the default lock, side by side: " + Stats.format(permitVsLock, 2)
+                + "x the lock's cycle time (" + Stats.format(ratioToLimit.get(SingleClientCases.PERMITS).median(), 2)
+                + "x the limit).");
     }
 
     private static SingleClientCases.Result find(List<SingleClientCases.Result> results, String key) {

@@ -22,6 +22,8 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.PermitHold;
+import io.github.mongolock.Permits;
 import io.github.mongolock.MongoLockManager;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +71,8 @@ final class SingleClientCases {
 
     static final String LIMIT = "limit";
     static final String SHEDLOCK = "shedlock";
+    /** One permit of a semaphore, the same manager as the default lock case: issue 32's "same round trips as a lock". */
+    static final String PERMITS = "permits";
     /** The order of the cases within each pass is shuffled from this seed (see {@link #run}). */
     private static final long SHUFFLE_SEED = 0x6d6f6e676fL;
 
@@ -168,6 +172,19 @@ final class SingleClientCases {
         reentrantOuter = reentrant.acquire("reentrant");
         cases.add(new Case("reentrant", "mongolock re-entrant acquire + close (outer hold kept)",
                 "mongolock, re-entrant", sessionCycle(reentrant, "reentrant")));
+        Permits semaphore = reentrant.permits("uncontended-permits", 3);
+        cases.add(new Case(PERMITS, "mongolock permits(name, 3) acquire + close (one permit)", "mongolock, one permit",
+                new Cycle() {
+                    @Override
+                    public Object acquire() {
+                        return semaphore.acquire();
+                    }
+
+                    @Override
+                    public void release(Object held) {
+                        ((PermitHold) held).close();
+                    }
+                }));
     }
 
     private static Cycle sessionCycle(MongoLockManager manager, String name) {
