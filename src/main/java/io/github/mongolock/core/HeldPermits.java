@@ -1,6 +1,7 @@
 package io.github.mongolock.core;
 
 import io.github.mongolock.LockLostException;
+import io.github.mongolock.LockStoreException;
 import io.github.mongolock.PermitHold;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,13 +123,30 @@ final class HeldPermits implements PermitHold {
             was = Status.LOST; // the lease ran out unconfirmed before the renewer said so
             lossReason = "its session's lease (" + session.lease + ") ended unconfirmed";
         }
-        coordinator.release(this, was == Status.LOST);
-        if (was == Status.LOST && !lossSeenByOwner) {
-            lossSeenByOwner = true;
-            throw new LockLostException(name, fencingToken, "The " + permits + " permit(s) of semaphore " + LockArguments.quote(name) + " (token "
-                    + fencingToken + ") were lost before this close: " + lossReason + ". Work done under them may have"
-                    + " overlapped with other holders beyond the limit of " + limit + ".");
+        try {
+            coordinator.release(this, was == Status.LOST);
+        } catch (LockStoreException failure) {
+            if (coordinator.confirmed(session)) {
+                throw failure; // let go in time: no loss; the session's checks give the permits back
+            }
+            // The lease ran out unconfirmed while the release waited for MongoDB: the permits may be another's now,
+            // which a holder must hear as a loss (as a lock's holder does), with the store's failure attached.
+            lossReason = "its session's lease (" + session.lease + ") ended unconfirmed while MongoDB could not be"
+                    + " reached to give them back";
+            LockLostException lost = lostException();
+            lost.addSuppressed(failure);
+            throw lost;
         }
+        if (was == Status.LOST && !lossSeenByOwner) {
+            throw lostException();
+        }
+    }
+
+    private LockLostException lostException() {
+        lossSeenByOwner = true;
+        return new LockLostException(name, fencingToken, "The " + permits + " permit(s) of semaphore " + LockArguments.quote(name)
+                + " (token " + fencingToken + ") were lost before this close: " + lossReason + ". Work done under them may"
+                + " have overlapped with other holders beyond the limit of " + limit + ".");
     }
 
     /** The loss was reported: its actions have run (called on the notice thread after them). */
