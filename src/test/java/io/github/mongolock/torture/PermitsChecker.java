@@ -50,6 +50,7 @@ final class PermitsChecker {
     }
 
     /**
+     * @param faults              kills and pauses of holders of permits
      * @param sections            holds recorded
      * @param twoPermitSections   of them, holds of 2 permits
      * @param killedInside        holds whose process was killed inside them
@@ -67,12 +68,12 @@ final class PermitsChecker {
      * @param heldAtEnd           permits still held at the end by processes that stopped by themselves
      * @param problems            the first violations, described for a person
      */
-    record Report(int sections, int twoPermitSections, int killedInside, int toldLost, Map<String, Integer> maxBelieved,
+    record Report(int faults, int sections, int twoPermitSections, int killedInside, int toldLost, Map<String, Integer> maxBelieved,
                   int atLimit, int overLimit, int tokenOrderViolations, int pauseViolations, int takenOver, int unrecovered,
                   long maxRegrantNanos, long maxRegrantFromWatchNanos, int endStateViolations, int heldAtEnd,
                   List<String> problems) {
 
-        static final Report NONE = new Report(0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
+        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
     }
 
     private PermitsChecker() {
@@ -136,7 +137,7 @@ final class PermitsChecker {
         int killed = (int) sections.stream().filter(PermitSection::killedInside).count();
         int told = (int) sections.stream().filter(PermitSection::toldLost).count();
         int two = (int) sections.stream().filter(s -> s.permits() > 1).count();
-        return new Report(sections.size(), two, killed, told, maxBelieved, limitFigures[0], limitFigures[1], tokenOrder,
+        return new Report(faults.size(), sections.size(), two, killed, told, maxBelieved, limitFigures[0], limitFigures[1], tokenOrder,
                 pauseViolations, takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, List.copyOf(problems));
     }
 
