@@ -138,7 +138,7 @@ final class ScenarioRun {
                     elections.add(history.leader());
                     permitSections.addAll(history.permits());
                 }
-                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of());
+                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of(), permitFaults.faults());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
@@ -294,7 +294,11 @@ final class ScenarioRun {
         Duration gap = Duration.ofMillis(1500);
         switch (scenario) {
             case PERMITS_KILL -> {
-                while (before(until)) {
+                // The victim's permits come back only to waiters: a kill must leave the workers time to take them
+                // (the regrant bound and a second) before their deadline. A first run on a loaded machine killed
+                // 1.2 s before it, and the permits were "never granted again" because nobody was left to ask.
+                long lastKill = Math.min(until, deadline - scenario.recoveryBound(config).plusSeconds(1).toNanos());
+                while (before(lastKill)) {
                     faults.killHolder();
                     FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
                 }
@@ -411,14 +415,15 @@ final class ScenarioRun {
 
     /**
      * One line per fault, and one more per further lock its victim held (with that lock's token and grant); then the
-     * replica-set layer's stale windows, lost answers and rollbacks, if any.
+     * replica-set layer's stale windows, lost answers and rollbacks, if any; then the kills and pauses of holders of permits.
      */
-    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults) {
+    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults, List<PermitFault> permitFaults) {
         try {
-            Files.write(directory.resolve("faults.log"), Stream.concat(events.stream()
+            Files.write(directory.resolve("faults.log"), Stream.concat(Stream.concat(events.stream()
                     .flatMap(event -> Stream.concat(Stream.of(event.toString()),
                             event.alsoHeld().stream().map(held -> "  also held: " + held))),
-                    replicaSetFaults.stream().map(NetworkFault::toString)).toList());
+                    replicaSetFaults.stream().map(NetworkFault::toString)),
+                    permitFaults.stream().map(PermitFault::toString)).toList());
         } catch (IOException failed) {
             throw new UncheckedIOException("cannot write the fault log", failed);
         }
