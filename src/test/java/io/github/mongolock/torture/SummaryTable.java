@@ -73,8 +73,8 @@ final class SummaryTable {
         }
         table.append("\n| scenario | faults | holds | of 2 permits | killed inside | told lost | most believed held | starts at"
                 + " the limit | above the limit | token-order violations | lost updates | regranted | unrecovered"
-                + " | max regrant | bound | from the fault | end state | held at end | wall time |\n");
-        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + " | max regrant | bound | from the fault | end state | held at end | paused in close, told store failure | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (ScenarioResult result : permits) {
             PermitsChecker.Report p = result.permits();
             table.append("| ").append(result.scenario().title())
@@ -95,6 +95,7 @@ final class SummaryTable {
                     .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
                     .append(" | ").append(p.endStateViolations())
                     .append(" | ").append(p.heldAtEnd())
+                    .append(" | ").append(p.storeFailedCloses())
                     .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
         }
         table.append("\nPermits: most believed held, per semaphore (limits 2 and 3), the checker's own sum at a hold's start;"
