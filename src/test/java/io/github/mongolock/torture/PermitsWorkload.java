@@ -16,6 +16,8 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.mongo.FencedCollection;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +35,8 @@ import org.bson.Document;
  * semaphore run at the same time, and the fence orders their writes: a lower token that comes late is refused, so
  * the counter loses nothing), then {@code isHeld()}, then {@code close()}. Each hold is recorded: its start
  * before its work ({@code P}), its work's end ({@code Q}) before {@code close()}, and how {@code close()} went
- * ({@code F}); {@code onLeaseLost} is registered on every hold and recorded ({@code L}).
+ * ({@code F}); {@code onLeaseLost} is registered on every hold and recorded ({@code L}). The worker stops at its
+ * deadline, a bound, or when the harness writes the stop file once the scenario's faults are done.
  */
 final class PermitsWorkload {
 
@@ -47,12 +50,18 @@ final class PermitsWorkload {
     private final LockManager manager;
     private final FencedCollection<Document> counters;
     private final AtomicInteger sections = new AtomicInteger();
+    private static final long STOP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** The harness's stop file ({@link ManyLocksWorkload#requestStop}): the scenario ends once its faults are done. */
+    private final Path stopFile;
+    private volatile long stopCheckedAt = System.nanoTime();
+    private volatile boolean stopRequested;
 
     PermitsWorkload(WorkerSettings settings, HistoryWriter history, LockManager manager, MongoCollection<Document> counters) {
         this.settings = settings;
         this.history = history;
         this.manager = manager;
         this.counters = FencedCollection.of(counters, CriticalSection.FENCE);
+        this.stopFile = settings.history().resolveSibling(ManyLocksWorkload.STOP_FILE);
     }
 
     /** The name of semaphore {@code index}: its own namespace (a lock of that name would be another thing). */
@@ -88,8 +97,14 @@ final class PermitsWorkload {
         }
     }
 
+    /** Before the deadline, within the budget, and not asked to stop by the harness (its stop file, looked for every 50 ms at most). */
     private boolean running() {
-        return sections.get() < settings.maxSections() && settings.deadlineNanos() - System.nanoTime() > 0;
+        long now = System.nanoTime();
+        if (!stopRequested && now - stopCheckedAt > STOP_CHECK_NANOS) {
+            stopCheckedAt = now;
+            stopRequested = Files.exists(stopFile);
+        }
+        return !stopRequested && sections.get() < settings.maxSections() && settings.deadlineNanos() - now > 0;
     }
 
     private void loop() {

@@ -46,6 +46,9 @@ enum Scenario {
     /** The largest forward step {@link #SERVER_CLOCK} makes, well below {@link #FAST_PATH_STEP}. */
     static final Duration MAX_FORWARD_STEP = Duration.ofSeconds(40);
 
+    /** How long the steady {@link #PERMITS} scenario runs once its workers are ready, in the short run (the long: its whole window). */
+    static final Duration PERMITS_STEADY = Duration.ofSeconds(4);
+
     private final String title;
 
     Scenario(String title) {
@@ -125,6 +128,14 @@ enum Scenario {
         return this == MANY_LOCKS ? config.locksPerWorker() : 1;
     }
 
+    /**
+     * How many kills or pauses a permits scenario makes before it ends: 2 in the short run (about 40 s for the three
+     * scenarios), as many as its fault window holds in the long one.
+     */
+    static int permitFaultRounds(TortureConfig config) {
+        return "long".equals(config.name()) ? Integer.MAX_VALUE : 2;
+    }
+
     /** Whether the workers hold permits of semaphores ({@link PermitsWorkload}) rather than locks: judged by {@link PermitsChecker}. */
     boolean permits() {
         return this == PERMITS || this == PERMITS_KILL || this == PERMITS_PAUSE;
@@ -179,12 +190,9 @@ enum Scenario {
             // Each round waits for a killed holder's replacement to hold a lock long: 4-8 s a round.
             case STALE_READS -> config.scenarioTime().plusSeconds(STALE_READS_EXTRA_SECONDS);
             case MANY_LOCKS -> config.scenarioTime().plusSeconds(30);
-            // Three scenarios of the semaphore within about 40 s of the short run (6, 10 and 8 s; 60, 100 and 80 s long):
-            // the kill scenario longest, as no kill may come within the regrant bound + 1 s of the workers' deadline
-            // and JVMs slow to start on a loaded machine eat into its window (8 s once left room for none).
-            case PERMITS -> config.scenarioTime().multipliedBy(6).dividedBy(14);
-            case PERMITS_KILL -> config.scenarioTime().multipliedBy(10).dividedBy(14);
-            case PERMITS_PAUSE -> config.scenarioTime().multipliedBy(8).dividedBy(14);
+            // The permits scenarios end once their faults are done (PERMITS_STEADY or permitFaultRounds, then the
+            // harness's stop file): the configuration's time is only their bound, so JVMs slow to start on a loaded
+            // machine (7 s once, at load 15) do not eat their window.
             default -> config.scenarioTime();
         };
     }

@@ -285,33 +285,43 @@ final class ScenarioRun {
     }
 
     /**
-     * The permits scenarios: steady contention, or kills or pauses of holders of permits one after the other, each
-     * followed by the usual gap; a pause starts only if it ends a second before the workers' deadline (nobody
-     * would be left to take its permits after it).
+     * The permits scenarios: steady contention ({@link Scenario#PERMITS_STEADY} in the short run), or
+     * {@link Scenario#permitFaultRounds} kills or pauses of holders of permits one after the other with the usual gap
+     * between them; a pause starts only if it ends a second before the workers' deadline, a kill only if its regrant
+     * fits before it (nobody would be left to take the victim's permits). Then the workers are told to stop.
      */
     private void injectPermits(PermitFaults faults, long until, long deadline) {
         Duration pause = config.lease().multipliedBy(2);
         Duration gap = Duration.ofMillis(1500);
+        int rounds = Scenario.permitFaultRounds(config);
         switch (scenario) {
             case PERMITS_KILL -> {
                 // The victim's permits come back only to waiters: a kill must leave the workers time to take them
                 // (the regrant bound and a second) before their deadline. A first run on a loaded machine killed
                 // 1.2 s before it, and the permits were "never granted again" because nobody was left to ask.
                 long lastKill = Math.min(until, deadline - scenario.recoveryBound(config).plusSeconds(1).toNanos());
-                while (before(lastKill)) {
-                    faults.killHolder();
-                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                for (int round = 0; round < rounds && before(lastKill); round++) {
+                    if (round > 0) {
+                        FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    }
+                    faults.killHolder(); // returns once the victim's permits were taken back, or its timeout passed
                 }
             }
             case PERMITS_PAUSE -> {
                 long lastPause = Math.min(until, deadline - pause.toNanos() - Duration.ofSeconds(1).toNanos());
-                while (before(lastPause)) {
+                for (int round = 0; round < rounds && before(lastPause); round++) {
+                    if (round > 0) {
+                        FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    }
                     faults.pauseHolder(pause);
-                    FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
                 }
             }
-            default -> FaultInjector.sleepUntil(until);
+            default -> FaultInjector.sleepUntil(rounds == Integer.MAX_VALUE ? until
+                    : Math.min(until, System.nanoTime() + Scenario.PERMITS_STEADY.toNanos()));
         }
+        // A quiet second (the resumed or replacement workers run on), then the workers are told to stop.
+        FaultInjector.sleepUntil(System.nanoTime() + Duration.ofSeconds(1).toNanos());
+        ManyLocksWorkload.requestStop(directory);
     }
 
     /** The semaphore documents as they are now: limit, used, the sum of their holders' permits, the holders' owners. */
