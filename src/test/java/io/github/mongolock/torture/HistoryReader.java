@@ -28,6 +28,9 @@ import java.util.Map;
  * Y term before after                                                isLeader() answered yes (LEADER workload)
  * G term at                                                          the leadership listener was told granted
  * V term reason at                                                   it was told revoked
+ * P semaphore limit permits token owner start askedAt                 a hold of permits began (PERMITS workload)
+ * Q semaphore token end write heldAtEnd                              its work is over, close() comes next
+ * F semaphore token close listenerLost                               its close() returned or threw
  * </pre>
  * A start without an end belongs to a process that died inside the section: its end is the W line's
  * time if there is one (it died in {@code close()}, which may have released the lock already), else
@@ -36,7 +39,7 @@ import java.util.Map;
 final class HistoryReader {
 
     record ProcessHistory(List<SectionRecord> sections, List<AcquireFailure> failures, int openSections,
-                          LifecycleHistory lifecycle, LeaderHistory leader) {
+                          LifecycleHistory lifecycle, LeaderHistory leader, List<PermitSection> permits) {
     }
 
     private HistoryReader() {
@@ -63,6 +66,8 @@ final class HistoryReader {
         List<LeaderHistory.Answer> answers = new ArrayList<>();
         List<LeaderHistory.Notice> grants = new ArrayList<>();
         List<LeaderHistory.Notice> revocations = new ArrayList<>();
+        Map<String, PermitSection> openPermits = new LinkedHashMap<>();
+        List<PermitSection> permits = new ArrayList<>();
         for (String line : lines) {
             String[] f = line.split("\t", -1);
             try {
@@ -98,6 +103,17 @@ final class HistoryReader {
                     case "G" -> grants.add(new LeaderHistory.Notice(process, Long.parseLong(f[1]), "", Long.parseLong(f[2])));
                     case "V" -> revocations.add(new LeaderHistory.Notice(process, Long.parseLong(f[1]), f[2],
                             Long.parseLong(f[3])));
+                    case "P" -> openPermits.put(f[1] + "#" + f[4], new PermitSection(process, f[1], Integer.parseInt(f[2]),
+                            Integer.parseInt(f[3]), Long.parseLong(f[4]), f[5], Long.parseLong(f[7]), Long.parseLong(f[6]),
+                            Long.MAX_VALUE, true, SectionRecord.WriteOutcome.NONE, false, SectionRecord.CloseOutcome.NONE, false));
+                    case "Q" -> openPermits.computeIfPresent(f[1] + "#" + f[2], (key, started) -> started.withWork(
+                            Long.parseLong(f[3]), SectionRecord.WriteOutcome.valueOf(f[4]), Boolean.parseBoolean(f[5])));
+                    case "F" -> {
+                        PermitSection worked = openPermits.remove(f[1] + "#" + f[2]);
+                        if (worked != null) {
+                            permits.add(worked.closed(SectionRecord.CloseOutcome.valueOf(f[3]), Boolean.parseBoolean(f[4])));
+                        }
+                    }
                     default -> {
                         // "L" lines are for people reading the file (the E line carries the same fact); "J" and "U" mark a start.
                     }
@@ -109,8 +125,11 @@ final class HistoryReader {
         for (SectionRecord section : open.values()) {
             sections.add(section.open() ? section.endedByDeath(deathNanos) : section);
         }
-        return new ProcessHistory(sections, failures, open.size(),
+        for (PermitSection hold : openPermits.values()) {
+            permits.add(hold.open() ? hold.endedByDeath(deathNanos) : hold);
+        }
+        return new ProcessHistory(sections, failures, open.size() + openPermits.size(),
                 new LifecycleHistory(closes, reentries, handovers, retries, foreign),
-                new LeaderHistory(answers, grants, revocations));
+                new LeaderHistory(answers, grants, revocations), permits);
     }
 }

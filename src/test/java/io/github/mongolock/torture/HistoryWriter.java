@@ -46,6 +46,21 @@ final class HistoryWriter implements AutoCloseable {
                 + "\t" + section.close() + "\t" + section.listenerLost());
     }
 
+    /** A hold of {@code permits} of {@code semaphore} (limit {@code limit}) began: written before its work. */
+    void permitsStarted(String semaphore, int limit, int permits, long token, String owner, long start, long askedAt) {
+        line("P\t" + semaphore + "\t" + limit + "\t" + permits + "\t" + token + "\t" + owner + "\t" + start + "\t" + askedAt);
+    }
+
+    /** Its work is over and {@code close()} comes next. */
+    void permitsWorkDone(String semaphore, long token, long end, SectionRecord.WriteOutcome write, boolean heldAtEnd) {
+        line("Q\t" + semaphore + "\t" + token + "\t" + end + "\t" + write + "\t" + heldAtEnd);
+    }
+
+    /** {@code close()} returned or threw. */
+    void permitsEnded(String semaphore, long token, SectionRecord.CloseOutcome close, boolean listenerLost) {
+        line("F\t" + semaphore + "\t" + token + "\t" + close + "\t" + listenerLost);
+    }
+
     void acquireFailed(String lock, String kind, long askedAt, long failedAt) {
         line("A\t" + lock + "\t" + kind + "\t" + askedAt + "\t" + failedAt);
     }

@@ -25,7 +25,10 @@ enum Scenario {
     SERVER_CLOCK("database clock stepped forward and back"),
     LEADER("leader election under kill, pause and cut connections"),
     MANY_LOCKS("workers holding a few hundred locks each, paused and killed"),
-    STALE_READS("stale reads after elections, lost answers and rollbacks (replica-set fault layer)");
+    STALE_READS("stale reads after elections, lost answers and rollbacks (replica-set fault layer)"),
+    PERMITS("permits of two semaphores (limits 2 and 3) under contention"),
+    PERMITS_KILL("permit holders killed (kill -9)"),
+    PERMITS_PAUSE("permit holders paused 2 x lease (SIGSTOP/SIGCONT)");
 
     /**
      * The lock names of {@link #STALE_READS}: more than the others' two, so that names are often free and unqueued,
@@ -42,6 +45,9 @@ enum Scenario {
     static final Duration FAST_PATH_STEP = Duration.ofMinutes(1);
     /** The largest forward step {@link #SERVER_CLOCK} makes, well below {@link #FAST_PATH_STEP}. */
     static final Duration MAX_FORWARD_STEP = Duration.ofSeconds(40);
+
+    /** How long the steady {@link #PERMITS} scenario runs once its workers are ready, in the short run (the long: its whole window). */
+    static final Duration PERMITS_STEADY = Duration.ofSeconds(4);
 
     private final String title;
 
@@ -62,7 +68,9 @@ enum Scenario {
      */
     Duration recoveryBound(TortureConfig config) {
         return switch (this) {
-            case KILL, PAUSE, SERVER_CLOCK, MANY_LOCKS -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
+            // Permits: "granted again once its session is ended, within lease + 3 % + one poll of a waiter first seeing
+            // it" (PERMITS-DESIGN.md), the lock's own rule, so the same bound.
+            case KILL, PAUSE, SERVER_CLOCK, MANY_LOCKS, PERMITS_KILL, PERMITS_PAUSE -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
             // A candidate first sees the dead leader's last renewal at one poll and takes over at the first poll
             // after lease + 3 % (which the renewal interval covers, as above): two polls, where a waiter in acquire
             // wakes when the takeover is due. One poll more: a candidate's polls run one after the other on its
@@ -82,6 +90,7 @@ enum Scenario {
             case STALE_READS -> WorkerSettings.Workload.MEDIUM_HOLDS;
             case LEADER -> WorkerSettings.Workload.LEADER;
             case MANY_LOCKS -> WorkerSettings.Workload.MANY_HOLDS;
+            case PERMITS, PERMITS_KILL, PERMITS_PAUSE -> WorkerSettings.Workload.PERMITS;
             default -> WorkerSettings.Workload.LOOP;
         };
     }
@@ -117,6 +126,19 @@ enum Scenario {
      */
     int minLocksPerVictim(TortureConfig config) {
         return this == MANY_LOCKS ? config.locksPerWorker() : 1;
+    }
+
+    /**
+     * How many kills or pauses a permits scenario makes before it ends: 2 in the short run (about 40 s for the three
+     * scenarios), as many as its fault window holds in the long one.
+     */
+    static int permitFaultRounds(TortureConfig config) {
+        return "long".equals(config.name()) ? Integer.MAX_VALUE : 2;
+    }
+
+    /** Whether the workers hold permits of semaphores ({@link PermitsWorkload}) rather than locks: judged by {@link PermitsChecker}. */
+    boolean permits() {
+        return this == PERMITS || this == PERMITS_KILL || this == PERMITS_PAUSE;
     }
 
     /** Whether this scenario needs a MongoDB of its own whose wall clock it steps (the stepped-clock stand-in). */
@@ -168,6 +190,9 @@ enum Scenario {
             // Each round waits for a killed holder's replacement to hold a lock long: 4-8 s a round.
             case STALE_READS -> config.scenarioTime().plusSeconds(STALE_READS_EXTRA_SECONDS);
             case MANY_LOCKS -> config.scenarioTime().plusSeconds(30);
+            // The permits scenarios end once their faults are done (PERMITS_STEADY or permitFaultRounds, then the
+            // harness's stop file): the configuration's time is only their bound, so JVMs slow to start on a loaded
+            // machine (7 s once, at load 15) do not eat their window.
             default -> config.scenarioTime();
         };
     }
@@ -205,6 +230,13 @@ enum Scenario {
     List<String> lockNames(TortureConfig config) {
         if (this == LEADER) {
             return List.of(WorkerSettings.ELECTION);
+        }
+        if (permits()) {
+            List<String> semaphores = new ArrayList<>();
+            for (int i = 0; i < config.locks(); i++) {
+                semaphores.add(PermitsWorkload.name(i));
+            }
+            return semaphores;
         }
         int count = switch (this) {
             case MANY_LOCKS -> ManyLocksWorkload.pairs(config.workers()) * config.locksPerWorker();

@@ -9,10 +9,12 @@ import java.util.List;
  * faults injected (kills, pauses, outages, clock steps, and each connection reset or stalled; the workers' own
  * manager closes count as faults in the table), the workers that had to be killed because they
  * did not stop by themselves, and what the replica-set fault layer did ({@link Scenario#STALE_READS}; else
- * {@link StaleReadRounds.Figures#NONE}).
+ * {@link StaleReadRounds.Figures#NONE}), and for the permits scenarios {@link PermitsChecker}'s report (else
+ * {@link PermitsChecker.Report#NONE}; their kills and pauses are counted in its {@code takenOver} and in {@link #faults()}).
  */
 record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, Duration recoveryBound,
-                      List<FaultEvent> events, int networkFaults, int hungWorkers, StaleReadRounds.Figures staleReads) {
+                      List<FaultEvent> events, int networkFaults, int hungWorkers, StaleReadRounds.Figures staleReads,
+                      PermitsChecker.Report permits) {
 
     ScenarioResult {
         events = List.copyOf(events);
@@ -21,7 +23,8 @@ record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, 
     /** A scenario without the replica-set fault layer. */
     ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, Duration recoveryBound,
                    List<FaultEvent> events, int networkFaults, int hungWorkers) {
-        this(scenario, report, wallTime, recoveryBound, events, networkFaults, hungWorkers, StaleReadRounds.Figures.NONE);
+        this(scenario, report, wallTime, recoveryBound, events, networkFaults, hungWorkers, StaleReadRounds.Figures.NONE,
+                PermitsChecker.Report.NONE);
     }
 
     /** Kills, pauses, outages and clock steps injected. */
@@ -30,8 +33,14 @@ record ScenarioResult(Scenario scenario, CheckReport report, Duration wallTime, 
     }
 
     int faults() {
-        return faultEvents() + networkFaults + report.lifecycle().managerCloses() + (int) staleReads.elections()
+        int permitFaults = permitFaults();
+        return faultEvents() + permitFaults + networkFaults + report.lifecycle().managerCloses() + (int) staleReads.elections()
                 + (int) staleReads.lostReplies();
+    }
+
+    /** The kills and pauses of permit holders (permits scenarios): the harness's faults are recorded by the report there. */
+    int permitFaults() {
+        return permits.faults();
     }
 
     /** The clock steps, in the order made. */

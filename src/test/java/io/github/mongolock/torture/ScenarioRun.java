@@ -3,6 +3,7 @@ package io.github.mongolock.torture;
 import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.Filters;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.testing.ReplicaSetFaults;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.bson.Document;
 
@@ -104,10 +106,14 @@ final class ScenarioRun {
                 // The fault window opens when the workers are ready: JVMs slow to start on a loaded machine
                 // must not eat it (their deadline, fixed at launch, still ends the scenario).
                 long faultsUntil = Math.min(System.nanoTime() + faultWindow, deadline - Duration.ofSeconds(1).toNanos());
+                PermitFaults permitFaults = new PermitFaults(db.getCollection(WorkerSettings.LOCKS_COLLECTION), fleet,
+                        scenario.recoveryTimeout(config), scenario.ordinal() * 7919L + begin);
                 StaleReadRounds rounds = replicaSet ? new StaleReadRounds(layer, faults,
                         db.getCollection(WorkerSettings.LOCKS_COLLECTION), scenario.ordinal() * 7919L + begin) : null;
                 if (replicaSet) {
                     rounds.run(beforeStart, faultsUntil);
+                } else if (scenario.permits()) {
+                    injectPermits(permitFaults, faultsUntil, deadline);
                 } else {
                     inject(faults, faultsUntil, deadline, mongo);
                 }
@@ -118,6 +124,7 @@ final class ScenarioRun {
                 List<AcquireFailure> failures = new ArrayList<>();
                 List<LifecycleHistory> lifecycles = new ArrayList<>();
                 List<LeaderHistory> elections = new ArrayList<>();
+                List<PermitSection> permitSections = new ArrayList<>();
                 for (WorkerProcess process : fleet.all()) {
                     HistoryReader.ProcessHistory history = HistoryReader.read(process.name(),
                             process.settings().history(), process.deathNanos());
@@ -129,14 +136,22 @@ final class ScenarioRun {
                     failures.addAll(history.failures());
                     lifecycles.add(history.lifecycle());
                     elections.add(history.leader());
+                    permitSections.addAll(history.permits());
                 }
-                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of());
+                writeFaultLog(faults.events(), replicaSet ? rounds.shown() : List.of(), permitFaults.faults());
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
+                PermitsChecker.Report permits = scenario.permits() ? PermitsChecker.check(permitSections, failures,
+                        permitFaults.faults(), semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)),
+                        fleet.all().stream().filter(WorkerProcess::wasKilled).map(WorkerProcess::name)
+                                .collect(Collectors.toSet())) : PermitsChecker.Report.NONE;
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size(),
-                        replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE);
+                        replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE, permits);
+                if (scenario.permits()) {
+                    return result; // no timeline of semaphores yet: a lock's picture would frame every shared hold as an overlap
+                }
                 List<NetworkFault> network = new ArrayList<>(faults.networkFaultEvents());
                 if (replicaSet) {
                     network.addAll(rounds.shown());
@@ -270,6 +285,59 @@ final class ScenarioRun {
     }
 
     /**
+     * The permits scenarios: steady contention ({@link Scenario#PERMITS_STEADY} in the short run), or
+     * {@link Scenario#permitFaultRounds} kills or pauses of holders of permits one after the other with the usual gap
+     * between them; a pause starts only if it ends a second before the workers' deadline, a kill only if its regrant
+     * fits before it (nobody would be left to take the victim's permits). Then the workers are told to stop.
+     */
+    private void injectPermits(PermitFaults faults, long until, long deadline) {
+        Duration pause = config.lease().multipliedBy(2);
+        Duration gap = Duration.ofMillis(1500);
+        int rounds = Scenario.permitFaultRounds(config);
+        switch (scenario) {
+            case PERMITS_KILL -> {
+                // The victim's permits come back only to waiters: a kill must leave the workers time to take them
+                // (the regrant bound and a second) before their deadline. A first run on a loaded machine killed
+                // 1.2 s before it, and the permits were "never granted again" because nobody was left to ask.
+                long lastKill = Math.min(until, deadline - scenario.recoveryBound(config).plusSeconds(1).toNanos());
+                for (int round = 0; round < rounds && before(lastKill); round++) {
+                    if (round > 0) {
+                        FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    }
+                    faults.killHolder(); // returns once the victim's permits were taken back, or its timeout passed
+                }
+            }
+            case PERMITS_PAUSE -> {
+                long lastPause = Math.min(until, deadline - pause.toNanos() - Duration.ofSeconds(1).toNanos());
+                for (int round = 0; round < rounds && before(lastPause); round++) {
+                    if (round > 0) {
+                        FaultInjector.sleepUntil(System.nanoTime() + gap.toNanos());
+                    }
+                    faults.pauseHolder(pause);
+                }
+            }
+            default -> FaultInjector.sleepUntil(rounds == Integer.MAX_VALUE ? until
+                    : Math.min(until, System.nanoTime() + Scenario.PERMITS_STEADY.toNanos()));
+        }
+        // A quiet second (the resumed or replacement workers run on), then the workers are told to stop.
+        FaultInjector.sleepUntil(System.nanoTime() + Duration.ofSeconds(1).toNanos());
+        ManyLocksWorkload.requestStop(directory);
+    }
+
+    /** The semaphore documents as they are now: limit, used, the sum of their holders' permits, the holders' owners. */
+    private static List<PermitsChecker.SemaphoreState> semaphores(MongoCollection<Document> locks) {
+        List<PermitsChecker.SemaphoreState> states = new ArrayList<>();
+        for (Document semaphore : locks.find(Filters.exists("holders"))) {
+            List<Document> holders = semaphore.getList("holders", Document.class, List.of());
+            states.add(new PermitsChecker.SemaphoreState(((Document) semaphore.get("_id")).getString("name"),
+                    ((Number) semaphore.get("limit")).intValue(), ((Number) semaphore.get("used")).intValue(),
+                    holders.stream().mapToInt(h -> ((Number) h.get("permits")).intValue()).sum(),
+                    holders.stream().map(h -> h.getString("owner")).toList()));
+        }
+        return states;
+    }
+
+    /**
      * Cycles the database's clock through {@link Scenario#clockSteps}, each offset in force for at
      * least a lease, and watched until the database's {@code $$NOW} shows it. A forward step first waits (up to 2 leases) for a lock held under one lease for a
      * renewal interval, a long hold, so that it meets a live holder. At the steps behind the real time a
@@ -357,14 +425,15 @@ final class ScenarioRun {
 
     /**
      * One line per fault, and one more per further lock its victim held (with that lock's token and grant); then the
-     * replica-set layer's stale windows, lost answers and rollbacks, if any.
+     * replica-set layer's stale windows, lost answers and rollbacks, if any; then the kills and pauses of holders of permits.
      */
-    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults) {
+    private void writeFaultLog(List<FaultEvent> events, List<NetworkFault> replicaSetFaults, List<PermitFault> permitFaults) {
         try {
-            Files.write(directory.resolve("faults.log"), Stream.concat(events.stream()
+            Files.write(directory.resolve("faults.log"), Stream.concat(Stream.concat(events.stream()
                     .flatMap(event -> Stream.concat(Stream.of(event.toString()),
                             event.alsoHeld().stream().map(held -> "  also held: " + held))),
-                    replicaSetFaults.stream().map(NetworkFault::toString)).toList());
+                    replicaSetFaults.stream().map(NetworkFault::toString)),
+                    permitFaults.stream().map(PermitFault::toString)).toList());
         } catch (IOException failed) {
             throw new UncheckedIOException("cannot write the fault log", failed);
         }

@@ -61,7 +61,52 @@ final class SummaryTable {
                 result.report().problems().forEach(problem -> table.append("  - ").append(problem).append('\n'));
             }
         }
+        permitsTable(results, table);
         return table.toString();
+    }
+
+    /** The permits scenarios' own figures ({@link PermitsChecker}), a table of their own: their holds are not sections of a lock. */
+    private static void permitsTable(List<ScenarioResult> results, StringBuilder table) {
+        List<ScenarioResult> permits = results.stream().filter(result -> result.scenario().permits()).toList();
+        if (permits.isEmpty()) {
+            return;
+        }
+        table.append("\n| scenario | faults | holds | of 2 permits | killed inside | told lost | most believed held | starts at"
+                + " the limit | above the limit | token-order violations | lost updates | regranted | unrecovered"
+                + " | max regrant | bound | from the fault | end state | held at end | paused in close, told store failure | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (ScenarioResult result : permits) {
+            PermitsChecker.Report p = result.permits();
+            table.append("| ").append(result.scenario().title())
+                    .append(" | ").append(p.faults())
+                    .append(" | ").append(p.sections())
+                    .append(" | ").append(p.twoPermitSections())
+                    .append(" | ").append(p.killedInside())
+                    .append(" | ").append(p.toldLost())
+                    .append(" | ").append(p.maxBelieved().toString().replace("=", ": "))
+                    .append(" | ").append(p.atLimit())
+                    .append(" | ").append(p.overLimit())
+                    .append(" | ").append(p.tokenOrderViolations())
+                    .append(" | ").append(result.report().lostUpdates())
+                    .append(" | ").append(p.takenOver())
+                    .append(" | ").append(p.unrecovered())
+                    .append(" | ").append(millisOrDash(p.maxRegrantFromWatchNanos()))
+                    .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
+                    .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
+                    .append(" | ").append(p.endStateViolations())
+                    .append(" | ").append(p.heldAtEnd())
+                    .append(" | ").append(p.storeFailedCloses())
+                    .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
+        }
+        table.append("\nPermits: most believed held, per semaphore (limits 2 and 3), the checker's own sum at a hold's start;"
+                + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival until its permits were"
+                + " seen granted again (from the fault: from the SIGSTOP).\n");
+        for (ScenarioResult result : permits) {
+            if (!result.permits().problems().isEmpty()) {
+                table.append("\n").append(result.scenario().title()).append(":\n");
+                result.permits().problems().forEach(problem -> table.append("  - ").append(problem).append('\n'));
+            }
+        }
     }
 
     /** The lifecycle, clock and replica-set scenarios' own figures, which the table's columns do not show. */

@@ -21,7 +21,8 @@ final class TortureRunner {
             ScenarioResult result = new ScenarioRun(scenario, config, mongo, root.resolve(scenario.name().toLowerCase()))
                     .run();
             results.add(result);
-            System.out.println("[torture] " + scenario.title() + ": " + result.report());
+            System.out.println("[torture] " + scenario.title() + ": "
+                    + (scenario.permits() ? result.permits() : result.report()));
         }
         System.out.println(SummaryTable.render(config, results));
         return results;

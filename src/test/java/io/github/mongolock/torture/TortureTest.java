@@ -45,7 +45,7 @@ class TortureTest {
         String where = result.scenario().title() + " " + r.problems() + ": ";
         assertAll(where,
                 // The election scenario has no critical sections: its leader answers are counted below.
-                () -> assertTrue(r.sections() >= 50 || result.scenario() == Scenario.LEADER,
+                () -> assertTrue(r.sections() >= 50 || result.scenario() == Scenario.LEADER || result.scenario().permits(),
                         where + "too few critical sections to mean anything: " + r.sections()),
                 () -> assertEquals(0, r.overlaps(), where + "overlaps"),
                 () -> assertEquals(0, r.tokenOrderViolations(), where + "token-order violations"),
@@ -59,6 +59,10 @@ class TortureTest {
                 () -> assertEquals(0, r.unrecovered(), where + "faults never recovered from"),
                 () -> assertEquals(0, result.hungWorkers(), where + "workers that did not stop by themselves"));
         Duration bound = result.recoveryBound();
+        if (result.scenario().permits()) {
+            assertPermits(config, result);
+            return;
+        }
         switch (result.scenario()) {
             case SERVER_CLOCK -> assertAll(where,
                     // Each step holds a lease and the kills take their time: a slow start leaves room for 3 or 4 in the short run.
@@ -146,6 +150,40 @@ class TortureTest {
                     () -> assertTrue(r.leader().maxFailoverNanos() <= bound.toNanos(), where + "failover took "
                             + Duration.ofNanos(r.leader().maxFailoverNanos()).toMillis() + " ms from the SIGSTOP, more than "
                             + bound.toMillis() + " ms"));
+        }
+    }
+
+    /**
+     * The semaphore's figures (see {@link PermitsChecker}): never more than the limit believed held, tokens in grant
+     * order, the documents adding up at the end, and, where holders are killed or paused, their permits granted again
+     * within the bound; sharp, not vacuous: the holds reached their semaphore's limit, some took 2 permits at once,
+     * and the faults met holders whose permits others then took.
+     */
+    private static void assertPermits(TortureConfig config, ScenarioResult result) {
+        PermitsChecker.Report p = result.permits();
+        String where = result.scenario().title() + " " + p.problems() + ": ";
+        Duration bound = result.recoveryBound();
+        assertAll(where,
+                () -> assertTrue(p.sections() >= 50, where + "too few holds to mean anything: " + p.sections()),
+                () -> assertTrue(p.twoPermitSections() >= 1, where + "no hold took 2 permits at once"),
+                () -> assertTrue(p.atLimit() >= 1, where + "no semaphore ever had its limit's worth believed held: " + p.maxBelieved()),
+                () -> assertEquals(0, p.overLimit(), where + "instants with more than the limit believed held"),
+                () -> assertEquals(0, p.tokenOrderViolations(), where + "token-order violations"),
+                () -> assertEquals(0, p.pauseViolations(), where + "paused holders not told of their loss"),
+                () -> assertEquals(0, p.unrecovered(), where + "killed holders' permits never granted again"),
+                () -> assertEquals(0, p.endStateViolations(), where + "semaphore documents that do not add up at the end"),
+                () -> assertEquals(0, p.heldAtEnd(), where + "permits held at the end by processes that stopped by themselves"));
+        switch (result.scenario()) {
+            case PERMITS_KILL, PERMITS_PAUSE -> assertAll(where,
+                    () -> assertTrue(p.faults() >= 1, where + "no holder was " + (result.scenario() == Scenario.PERMITS_KILL
+                            ? "killed" : "paused")),
+                    () -> assertTrue(p.takenOver() >= 1, where + "no victim's permits were granted again"),
+                    () -> assertTrue(p.maxRegrantFromWatchNanos() <= bound.toNanos(), where + "regrant "
+                            + Duration.ofNanos(p.maxRegrantFromWatchNanos()).toMillis() + " ms (from the later of the SIGSTOP"
+                            + " and the first waiter's arrival) exceeds " + bound.toMillis() + " ms"),
+                    () -> assertTrue(result.scenario() != Scenario.PERMITS_PAUSE || p.toldLost() >= 1,
+                            where + "no paused holder learned of its loss"));
+            default -> assertEquals(0, p.faults(), where + "faults in the steady scenario");
         }
     }
 

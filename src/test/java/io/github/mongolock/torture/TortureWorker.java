@@ -4,6 +4,7 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockException;
@@ -27,6 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.bson.Document;
 
 /**
  * One worker process of the torture test (its own JVM), running its {@link WorkerSettings.Workload}
@@ -106,6 +108,7 @@ public final class TortureWorker {
                                 .run();
                     }
                 }
+                case PERMITS -> runPermits(settings, history, listener, database);
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
                         new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,
@@ -176,6 +179,37 @@ public final class TortureWorker {
             }
             if (lockClient != null) {
                 lockClient.close();
+            }
+        }
+    }
+
+    /**
+     * The permits workload on a manager built as users build it; under the mutation {@link GrantWithoutUsed}, on a
+     * {@link LockCoordinator} wired as the builder wires it (as the skew scenario's) over the mutated collection.
+     */
+    private static void runPermits(WorkerSettings settings, HistoryWriter history, LockListener listener,
+                                   MongoDatabase database) throws InterruptedException {
+        MongoCollection<Document> counters = database.getCollection(WorkerSettings.COUNTERS_COLLECTION);
+        if (!GrantWithoutUsed.chosen()) {
+            try (MongoLockManager manager = build(settings, listener, settings.process())) {
+                new PermitsWorkload(settings, history, manager, counters).run();
+            }
+            return;
+        }
+        System.err.println("MUTATION " + GrantWithoutUsed.NAME + ": semaphore grants ignore the permits in use");
+        try (MongoClient lockClient = MongoClients.create(clientSettings(settings.uri(),
+                Duration.ofMillis(settings.storeTimeoutMs())))) {
+            MongoLockStore store = new MongoLockStore(GrantWithoutUsed.wrap(
+                    lockClient.getDatabase(settings.database()).getCollection(WorkerSettings.LOCKS_COLLECTION)),
+                    Duration.ofMillis(settings.storeTimeoutMs()));
+            String ownerPrefix = settings.process() + ":" + UUID.randomUUID().toString().replace("-", "");
+            LockCoordinator coordinator = new LockCoordinator(store, ownerPrefix, Duration.ofMillis(settings.leaseMs()),
+                    Duration.ofMillis(settings.waitMs()), MonotonicClock.system(), List.of(listener),
+                    new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix));
+            try {
+                new PermitsWorkload(settings, history, coordinator, counters).run();
+            } finally {
+                coordinator.close();
             }
         }
     }

@@ -31,6 +31,10 @@ final class WorkerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
+        // The torture's mutation of the semaphore (test code only), passed on from the harness's JVM.
+        if (GrantWithoutUsed.chosen()) {
+            command.add("-D" + GrantWithoutUsed.PROPERTY + "=" + GrantWithoutUsed.NAME);
+        }
         command.add("-cp");
         command.add(classPath());
         command.add(TortureWorker.class.getName());

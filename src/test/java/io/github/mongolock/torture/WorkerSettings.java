@@ -46,7 +46,12 @@ record WorkerSettings(String uri, String database, String process, int threads, 
          * One thread takes a batch of a few hundred names, half of them wanted by each neighbouring worker
          * slot, holds them all at once, then finishes their sections one by one ({@link ManyLocksWorkload}).
          */
-        MANY_HOLDS
+        MANY_HOLDS,
+        /**
+         * Each thread loops acquire of 1 or 2 permits of one of {@code locks} semaphores (limits 2, 3, ...), a fenced
+         * write inside, release ({@link PermitsWorkload}).
+         */
+        PERMITS
     }
 
     static final String LOCKS_COLLECTION = "locks";
