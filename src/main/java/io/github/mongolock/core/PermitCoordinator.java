@@ -11,8 +11,7 @@ import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -41,6 +40,8 @@ final class PermitCoordinator {
     private final Duration defaultWait;
     private final PermitHoldings holdings;
     private final PermitQueues queues;
+    /** The holding sessions seen by any of this manager's waiters, watched for their leases across calls. */
+    private final HolderSessionWatch holderSessions = new HolderSessionWatch();
     /** Waiters for permits, per semaphore name; woken by releases here and by pushed notices. */
     private final ReleaseSignals signals;
     /** Starts (or nudges) the manager's push feed: called when a waiter finds permits held elsewhere. */
@@ -115,7 +116,6 @@ final class PermitCoordinator {
             queues.waitStarts(name);
         }
         PermitQueues.HeadWatch head = queues.watch();
-        Map<String, Watched> watched = new HashMap<>();
         Optional<PermitHold> outcome = Optional.empty();
         boolean woken = false;
         try {
@@ -133,9 +133,9 @@ final class PermitCoordinator {
                 }
                 PermitAttempt.Busy busy = (PermitAttempt.Busy) answer.result();
                 long now = clock.nanoTime();
-                PermitHolders.Seen due = dueForReclaim(busy, watched, now);
+                PermitHolders.Seen due = dueForReclaim(busy, now);
                 if (due != null) {
-                    watched.remove(due.session());
+                    holderSessions.forget(due.session());
                     Answer reclaimed = attemptOnce(name, limit, permits, session, due);
                     if (reclaimed.result() instanceof PermitAttempt.Granted) {
                         outcome = register(name, limit, permits, session, reclaimed);
@@ -153,7 +153,7 @@ final class PermitCoordinator {
                 }
                 startFeed.run(); // held elsewhere: a pushed notice may wake us before the pause ends
                 busy.seen().ifPresent(seen -> queues.busy(name, seen, permits));
-                woken = pause(attempt, deadline - clock.nanoTime(), watched, signal, generation);
+                woken = pause(attempt, deadline - clock.nanoTime(), busy, signal, generation);
             }
         } finally {
             if (signal != null) {
@@ -233,7 +233,7 @@ final class PermitCoordinator {
     }
 
     /** The holding session to reclaim now, if any: read as ended, or watched unrenewed for its lease and margin. */
-    private PermitHolders.Seen dueForReclaim(PermitAttempt.Busy busy, Map<String, Watched> watched, long now) {
+    private PermitHolders.Seen dueForReclaim(PermitAttempt.Busy busy, long now) {
         if (busy.seen().isEmpty()) {
             return null;
         }
@@ -245,12 +245,7 @@ final class PermitCoordinator {
             }
             if (seen.ended()) {
                 due = seen;
-                continue;
-            }
-            Watched before = watched.get(seen.session());
-            if (before == null || !before.beat().equals(seen.beat())) {
-                watched.put(seen.session(), new Watched(seen.beat(), now, seen.lease()));
-            } else if (now - before.since() >= LeaseWatch.takeoverAfterNanos(seen.lease())) {
+            } else if (holderSessions.unrenewed(seen.session(), seen.beat(), seen.lease(), now)) {
                 due = seen;
             }
         }
@@ -263,10 +258,10 @@ final class PermitCoordinator {
      *
      * @return whether a release woke the caller
      */
-    private boolean pause(int attempt, long leftNanos, Map<String, Watched> watched, ReleaseSignals.Signal signal,
+    private boolean pause(int attempt, long leftNanos, PermitAttempt.Busy busy, ReleaseSignals.Signal signal,
                           long generation) {
         long poll = MAX_POLL.toNanos();
-        for (Watched session : watched.values()) {
+        for (PermitHolders.Seen session : busy.seen().map(PermitHolders::sessions).orElse(List.of())) {
             poll = Math.min(poll, Math.max(LockArguments.saturatedNanos(session.lease()) / 5, 1_000_000));
         }
         long pause = Math.max(Math.min(Math.min(backoff.pauseNanos(attempt, null, false), poll), leftNanos), 0);
@@ -334,9 +329,6 @@ final class PermitCoordinator {
                 LOG.log(Level.DEBUG, "mongolock could not give back {0} on close: {1}", permits, failed.getMessage());
             }
         }
-    }
-
-    private record Watched(Object beat, long since, Duration lease) {
     }
 
     private record Answer(String owner, PermitAttempt result) {

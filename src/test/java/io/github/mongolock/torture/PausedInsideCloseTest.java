@@ -12,6 +12,7 @@ import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.PermitAttempt;
 import io.github.mongolock.core.PermitHolders;
 import io.github.mongolock.core.PermitStore;
+import io.github.mongolock.testing.ForwardingPermitStore;
 import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.mongo.MongoLockStore;
@@ -132,35 +133,13 @@ class PausedInsideCloseTest {
 
         @Override
         public Optional<PermitStore> permitStore() {
-            PermitStore permits = real.permitStore().orElseThrow();
-            return Optional.of(new PermitStore() {
-                @Override
-                public PermitAttempt tryAcquire(String name, int limit, int n, String owner, String session) {
-                    return permits.tryAcquire(name, limit, n, owner, session);
-                }
-
-                @Override
-                public PermitAttempt reclaim(String name, int limit, int n, String owner, String session,
-                                             PermitHolders.Seen stale) {
-                    return permits.reclaim(name, limit, n, owner, session, stale);
-                }
-
+            return Optional.of(new ForwardingPermitStore(real.permitStore().orElseThrow()) {
                 @Override
                 public boolean release(String name, String owner, int n) {
                     if (frozen()) {
                         sleepThenFail();
                     }
-                    return permits.release(name, owner, n);
-                }
-
-                @Override
-                public List<HeldUnder> heldUnder(String session) {
-                    return permits.heldUnder(session);
-                }
-
-                @Override
-                public Optional<PermitHolders> inspect(String name) {
-                    return permits.inspect(name);
+                    return super.release(name, owner, n);
                 }
             });
         }

@@ -11,6 +11,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.PermitAttempt;
 import io.github.mongolock.core.PermitHolders;
 import io.github.mongolock.core.PermitStore;
+import io.github.mongolock.testing.ForwardingPermitStore;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.LockMetrics;
@@ -160,34 +161,17 @@ class RetriedTryAcquireTest {
 
         @Override
         public Optional<PermitStore> permitStore() {
-            PermitStore permits = real.permitStore().orElseThrow();
-            return Optional.of(new PermitStore() {
-                @Override
-                public PermitAttempt tryAcquire(String name, int limit, int n, String owner, String session) {
-                    return permits.tryAcquire(name, limit, n, owner, session);
-                }
-
-                @Override
-                public PermitAttempt reclaim(String name, int limit, int n, String owner, String session,
-                                             PermitHolders.Seen stale) {
-                    return permits.reclaim(name, limit, n, owner, session, stale);
-                }
-
+            return Optional.of(new ForwardingPermitStore(real.permitStore().orElseThrow()) {
                 @Override
                 public boolean release(String name, String owner, int n) {
                     hangWhileDead();
-                    return permits.release(name, owner, n);
+                    return super.release(name, owner, n);
                 }
 
                 @Override
                 public List<HeldUnder> heldUnder(String session) {
                     hangWhileDead();
-                    return permits.heldUnder(session);
-                }
-
-                @Override
-                public Optional<PermitHolders> inspect(String name) {
-                    return permits.inspect(name);
+                    return super.heldUnder(session);
                 }
             });
         }
