@@ -100,6 +100,7 @@ public final class LockAdmin {
     private final MongoCollection<Document> locks;
     private final StoreCalls calls;
     private final String operator;
+    private final PermitAdmin permits;
 
     /**
      * @param database   the lock collection's database
@@ -124,6 +125,7 @@ public final class LockAdmin {
         this.calls = new StoreCalls(locks.getNamespace().getFullName(), LockMetrics.NONE,
                 database == null ? null : database.withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS), server);
         this.operator = requireText(operator, "operator");
+        this.permits = new PermitAdmin(locks, calls, this.operator, this::tellSession);
     }
 
     /** The operating system's user name at this host ({@code user@host}): who acts, when nobody says. */
@@ -213,6 +215,42 @@ public final class LockAdmin {
                         + " holder learns it at its session's periodic check (every " + PERIODIC_CHECK + ")")
                 + "; the next grant gets a token greater than " + before.fencingToken() + ".");
         return new ForcedRelease(before, operator, reason, sessionTold);
+    }
+
+    /**
+     * The semaphores that have permits held or managers queued, in name order, at most {@code limit}; each with its
+     * holders (owner, session, permits) and the state and lease of each holder's session.
+     *
+     * @param namePrefix only names starting with it; "" for all
+     * @param limit      1 to {@value #MAX_LIMIT}
+     */
+    public List<PermitsState> listPermits(String namePrefix, int limit) {
+        Objects.requireNonNull(namePrefix, "namePrefix");
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new LockConfigurationException("limit = " + limit + " is not valid: list between 1 and " + MAX_LIMIT
+                    + " semaphores at a time; narrow the list with a name prefix.");
+        }
+        return permits.list(namePrefix, limit);
+    }
+
+    /** The semaphore's document as it is now, in use or not; empty when the name was never used for permits. */
+    public Optional<PermitsState> inspectPermits(String name) {
+        return permits.inspect(name);
+    }
+
+    /**
+     * Takes back the permits {@code owner} holds of the semaphore {@code name} (see {@link PermitAdmin}): a
+     * compare-and-set pinned to the version read and to that holder's entry, then the holder's session is told; its
+     * next renewal reports the permits lost ({@code isHeld()} false, {@code onLeaseLost}, {@code LockLostException}
+     * from {@code close()}). The permits are free for others at once.
+     *
+     * @param reason why, recorded in the semaphore's document ({@code revokedReason})
+     * @throws ForceReleaseRefusedException when there is no such semaphore (the message names those there are), or
+     *                                      {@code owner} holds none of its permits (it names the holders there are);
+     *                                      nothing changed
+     */
+    public ForcedPermitRelease forceReleasePermits(String name, String owner, String reason) {
+        return permits.forceRelease(name, owner, reason);
     }
 
     /** How many times the holder's session is told of a forced release before giving up. */
@@ -322,7 +360,7 @@ public final class LockAdmin {
     }
 
     /** {@code text} as a regular expression matching it literally: every character that is not a letter or digit escaped. */
-    private static String literal(String text) {
+    static String literal(String text) {
         StringBuilder escaped = new StringBuilder(text.length() * 2);
         text.codePoints().forEach(c -> {
             if (!Character.isLetterOrDigit(c)) {
@@ -333,7 +371,7 @@ public final class LockAdmin {
         return escaped.toString();
     }
 
-    private static String requireText(String value, String what) {
+    static String requireText(String value, String what) {
         if (value == null || value.isBlank()) {
             throw new LockConfigurationException("The " + what + " of a forced release is " + (value == null ? "missing" : "blank")
                     + ": say who acts and why, for the holder's LockLostException and for people reading the lock.");
