@@ -8,6 +8,7 @@ import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
+import io.github.mongolock.PermitsInfo;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashMap;
@@ -40,12 +41,14 @@ final class PermitCoordinator {
     private final Duration defaultLease;
     private final Duration defaultWait;
     private final PermitHoldings holdings;
+    private final PermitReports reports;
     private final AtomicLong acquisitions = new AtomicLong();
     private volatile boolean closed;
 
     /** @param store empty when the lock store keeps no semaphores: {@link #permits} then refuses */
     PermitCoordinator(Optional<PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
-                      String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events) {
+                      String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events,
+                      PermitReports reports) {
         this.store = store.orElse(null);
         this.sessions = sessions;
         this.clock = clock;
@@ -53,7 +56,8 @@ final class PermitCoordinator {
         this.ownerPrefix = ownerPrefix;
         this.defaultLease = defaultLease;
         this.defaultWait = defaultWait;
-        this.holdings = store.map(permits -> new PermitHoldings(permits, events)).orElse(null);
+        this.reports = reports;
+        this.holdings = store.map(permits -> new PermitHoldings(permits, events, reports)).orElse(null);
     }
 
     /** What the session renewer must know of the permits held here. */
@@ -225,6 +229,7 @@ final class PermitCoordinator {
     /** Gives back {@code permits}' permits (the owner closed its hold). */
     void release(HeldPermits permits, boolean lost) {
         holdings.removed(permits);
+        reports.ended(permits, lost, false);
         if (lost) {
             return; // taken back already, or given back by the session's checks if not
         }
@@ -286,9 +291,10 @@ final class PermitCoordinator {
         public PermitHold acquire(int permits, LockOptions options) {
             Objects.requireNonNull(options, "options");
             Duration wait = options.waitTime().orElse(defaultWait);
-            return PermitCoordinator.this.acquire(name, limit, permits, options).orElseThrow(() -> new LockTimeoutException(name,
+            return reports.acquire(permits, options, true, () -> PermitCoordinator.this.acquire(name, limit, permits, options)
+                    .orElseThrow(() -> new LockTimeoutException(name,
                     "No " + permits + " permit(s) of semaphore " + LockArguments.quote(name) + " (limit " + limit
-                            + ") came free within " + wait + ": raise the wait time, or the limit everywhere at once."));
+                            + ") came free within " + wait + ": raise the wait time, or the limit everywhere at once.")));
         }
 
         @Override
@@ -299,7 +305,13 @@ final class PermitCoordinator {
         @Override
         public Optional<PermitHold> tryAcquire(int permits, LockOptions options) {
             Objects.requireNonNull(options, "options");
-            return PermitCoordinator.this.acquire(name, limit, permits, options);
+            return Optional.ofNullable(reports.acquire(permits, options, false,
+                    () -> PermitCoordinator.this.acquire(name, limit, permits, options).orElse(null)));
+        }
+
+        @Override
+        public Optional<PermitsInfo> inspect() {
+            return store.inspect(name).map(PermitReports::info);
         }
 
         @Override

@@ -20,13 +20,15 @@ final class PermitHoldings implements SessionHolders {
 
     private final PermitStore store;
     private final LockEvents events;
+    private final PermitReports reports;
     private final Set<HeldPermits> held = ConcurrentHashMap.newKeySet();
     /** Owner ids of grants under way: the check must not give them back before they are registered. */
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
 
-    PermitHoldings(PermitStore store, LockEvents events) {
+    PermitHoldings(PermitStore store, LockEvents events, PermitReports reports) {
         this.store = store;
         this.events = events;
+        this.reports = reports;
     }
 
     void pending(String owner) {
@@ -118,5 +120,6 @@ final class PermitHoldings implements SessionHolders {
         if (!actions.isEmpty()) {
             events.later(() -> actions.forEach(action -> LockEvents.runLossAction(action, permits.name)));
         }
+        reports.ended(permits, true, true);
     }
 }
