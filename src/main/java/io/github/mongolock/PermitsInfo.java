@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param name         the semaphore's name
  * @param limit        how many permits may be held at once
  * @param used         the permits held now (the sum of the holders' permits)
- * @param fencingToken the token of the last grant (0 when none was ever granted)
+ * @param fencingToken the token of the last grant, by any manager
  * @param holders      each holding acquisition, in grant order, by any manager
  */
 public record PermitsInfo(String name, int limit, int used, long fencingToken, List<Holder> holders) {

@@ -106,7 +106,7 @@ public abstract class PermitReportsContract {
     }
 
     @Test
-    void grantsReleasesTimeoutsAndLossesAreReportedBySemaphoreGroup() throws InterruptedException {
+    void grantsReleasesTimeoutsAndLossesAreReportedBySemaphoreGroup() throws Exception {
         RecordedMetrics metrics = new RecordedMetrics();
         RecordedTracing tracing = new RecordedTracing();
         List<PermitEvent> events = new CopyOnWriteArrayList<>();
@@ -122,7 +122,7 @@ public abstract class PermitReportsContract {
                 events.add(event);
             }
         };
-        LockManager node = manager("node-1", Duration.ofSeconds(1), metrics, tracing, listener);
+        LockManager node = manager("node-1", Duration.ofSeconds(3), metrics, tracing, listener);
         Permits exports = node.permits("export", 2);
         LockOptions grouped = LockOptions.defaults().metricsGroup("exports");
 
@@ -163,6 +163,13 @@ public abstract class PermitReportsContract {
         assertEquals(1, events.size(), "a lost hold's close reports nothing more");
         assertEquals(List.of("permitsLost exports 1"), metrics.calls);
         assertEquals(List.of(), lockEvents, "a lock listener's onEvent sees no semaphore");
+
+        events.clear();
+        PermitHold open = exports.acquire();
+        ((AutoCloseable) node).close(); // the manager's close gives back what is still held, and says so
+        assertEquals(List.of(PermitEvent.Kind.ACQUIRED, PermitEvent.Kind.RELEASED), events.stream().map(PermitEvent::kind).toList());
+        assertEquals(open.owner(), events.get(1).owner());
+        assertFalse(open.isHeld());
         assertFalse(tracing.spans.stream().anyMatch(span -> span.startsWith("lock ")), "no lock span for permits");
     }
 
