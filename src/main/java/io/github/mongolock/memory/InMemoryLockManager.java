@@ -129,6 +129,30 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     }
 
     /**
+     * Makes this manager check its sessions now, as it would at its next renewal after an operator took back
+     * {@code owner}'s permits of {@code name}, and waits until it has told the holder (loss actions, then listeners).
+     *
+     * @throws LockException when the holder was not told within 5 s
+     */
+    void tellPermitLoss(String name, String owner) {
+        try {
+            coordinator.checkSessionsNow(owner);
+        } catch (LockException closed) {
+            return; // a closed manager gave its permits back: it holds nothing to be told about
+        }
+        try {
+            if (!losses.awaitLoss(owner, TELL_TIMEOUT_MILLIS)) {
+                throw new LockException("The holder " + owner + " of permits of semaphore \"" + name + "\" was not told of"
+                        + " their loss within " + TELL_TIMEOUT_MILLIS + " ms: is its manager closed or its renewal thread stuck?");
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new io.github.mongolock.LockInterruptedException("Interrupted while waiting for the holder of permits of"
+                    + " semaphore \"" + name + "\" to be told of their loss; the interrupt flag is kept.", interrupted);
+        }
+    }
+
+    /**
      * Releases every lock this manager holds, stops its renewals and its push wake-up; as
      * {@code MongoLockManager.close()}. Idempotent.
      */

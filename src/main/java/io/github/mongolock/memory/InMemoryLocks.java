@@ -126,11 +126,10 @@ public final class InMemoryLocks implements AutoCloseable {
     /**
      * The permits {@code owner} (a {@link io.github.mongolock.PermitHold#owner()}) holds of the semaphore {@code name}
      * are taken back now, as an operator's {@code LockAdmin.forceReleasePermits} takes them from MongoDB: they are free
-     * for others at once, and the holder's session is told to check. Unlike the lock controls, this returns before the
-     * holder is told: its manager learns it at its next session renewal (within a third of its lease), and then
-     * {@code isHeld()} turns false, its {@code onLeaseLost} actions run, listeners get a {@code LEASE_LOST}
-     * {@link io.github.mongolock.PermitEvent}, and its next {@code close()} throws
-     * {@link io.github.mongolock.LockLostException}.
+     * for others at once, and the holder's session is told to check. When the holder's manager is one of this factory's,
+     * this returns only once that manager has told the holder, as it would at its next renewal: {@code isHeld()} is
+     * false, its {@code onLeaseLost} actions have run, then its listeners got a {@code LEASE_LOST}
+     * {@link io.github.mongolock.PermitEvent}; its next {@code close()} throws {@link io.github.mongolock.LockLostException}.
      *
      * @throws LockException when {@code owner} holds no permit of {@code name}
      */
@@ -141,6 +140,8 @@ public final class InMemoryLocks implements AutoCloseable {
             throw new LockException("Semaphore \"" + name + "\" has no permits held by " + owner
                     + ", so they cannot be lost: pass the owner() of a hold that is open.");
         }
+        managers.stream().filter(candidate -> candidate.owns(owner)).findFirst()
+                .ifPresent(found -> found.tellPermitLoss(name, owner));
     }
 
     /** Closes every manager built here (each releases what it holds); idempotent. Building another then fails. */
