@@ -84,6 +84,10 @@ import org.bson.conversions.Bson;
  * {@code close()}) with the operator's reason. Until then it may still believe it holds the lock: the next holder
  * gets a greater fencing token, so its {@link FencedCollection} writes make the old holder's later ones fail.
  *
+ * <p><b>Semaphores</b> ({@code LockManager.permits}) have their own three: {@link #listPermits}, {@link #inspectPermits}
+ * and {@link #forceReleasePermits}, which takes back the permits of one holder (a semaphore has many) by a
+ * compare-and-set pinned to the version read, and tells that holder's session the same way ({@link PermitAdmin}).
+ *
  * <p>Reads and writes use the lock store's concerns and timeout ({@link MongoLockStore#collection()}); every
  * forced release, and every refused one, is logged at INFO with the lock, the old owner, the operator and the
  * reason. Thread-safe.
