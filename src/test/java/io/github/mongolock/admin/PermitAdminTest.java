@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -177,5 +178,27 @@ class PermitAdminTest {
                 "a holder that released: refused");
         assertThrows(io.github.mongolock.LockConfigurationException.class,
                 () -> admin.forceReleasePermits("export", "node-1:0:p1", " "), "a reason is required");
+    }
+
+    @Test
+    void aHolderWhoseSessionEndedOrIsGoneIsListedWithThatState() {
+        MongoLockManager node1 = manager("node-1", MongoLockManager.DEFAULT_LEASE_TIME);
+        MongoLockManager node2 = manager("node-2", MongoLockManager.DEFAULT_LEASE_TIME);
+        PermitHold ended = node1.permits("export", 3).acquire();
+        PermitHold gone = node2.permits("export", 3).acquire();
+        var locks = mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION);
+        String endedSession = admin.inspectPermits("export").orElseThrow().holders().get(0).session();
+        String goneSession = admin.inspectPermits("export").orElseThrow().holders().get(1).session();
+        // As a waiter's end of a session it watched unrenewed, and the idle clean-up's removal of an ended one.
+        locks.updateOne(new Document("_id", new Document("mongolock", "session").append("id", endedSession)),
+                new Document("$set", new Document("state", "ended")));
+        locks.deleteOne(new Document("_id", new Document("mongolock", "session").append("id", goneSession)));
+
+        List<PermitsState.Holder> holders = admin.listPermits("", 10).get(0).holders();
+        assertEquals(List.of(ended.owner(), gone.owner()), holders.stream().map(PermitsState.Holder::owner).toList());
+        assertEquals(List.of("ended", "missing"), holders.stream().map(PermitsState.Holder::sessionState).toList());
+        assertNull(holders.get(0).lease());
+        assertNull(holders.get(0).sinceRenewal());
+        assertNull(holders.get(1).lease());
     }
 }
