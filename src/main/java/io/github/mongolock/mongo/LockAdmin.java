@@ -7,6 +7,7 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Filters.regex;
+import static com.mongodb.client.model.Filters.type;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
@@ -60,6 +61,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonType;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -155,7 +157,8 @@ public final class LockAdmin {
             throw new LockConfigurationException("limit = " + limit + " is not valid: list between 1 and " + MAX_LIMIT
                     + " locks at a time; narrow the list with a name prefix.");
         }
-        Bson busy = or(gt(HOLDS, 0), exists(QUEUE_HEAD, true));
+        // Locks only: a semaphore (a document _id) with managers queued has a queue head too.
+        Bson busy = and(type(ID, BsonType.STRING), or(gt(HOLDS, 0), exists(QUEUE_HEAD, true)));
         Bson filter = namePrefix.isEmpty() ? busy : and(regex(ID, "^" + literal(namePrefix)), busy);
         List<Document> documents = read("list", namePrefix + "*", filter, limit);
         Map<String, Document> sessions = sessionsOf(documents);

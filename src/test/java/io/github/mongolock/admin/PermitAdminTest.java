@@ -91,6 +91,16 @@ class PermitAdminTest {
         if (mongo.evaluatesNow()) {
             assertNotNull(first.sinceRenewal());
         }
+        assertEquals(List.of(), admin.list("", 10), "the lock list shows no semaphore");
+        // A manager queued for a semaphore (the fairness queue): listed with the semaphores, never as a lock.
+        mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION).updateOne(
+                new Document("_id", new Document("mongolock", "permits").append("name", "export")),
+                new Document("$push", new Document("queue", "node-3:0")));
+        assertEquals(List.of(), admin.list("", 10), "a semaphore with a queue is not a lock");
+        assertEquals(List.of("node-3:0"), admin.listPermits("", 10).get(0).queue());
+        mongo.collection(database, MongoLockManager.DEFAULT_COLLECTION).updateOne(
+                new Document("_id", new Document("mongolock", "permits").append("name", "export")),
+                new Document("$pull", new Document("queue", "node-3:0")));
         assertEquals(List.of("import"), admin.listPermits("imp", 10).stream().map(PermitsState::name).toList());
         assertEquals(List.of("export"), admin.listPermits("", 1).stream().map(PermitsState::name).toList(), "bounded");
         assertEquals(List.of(), admin.listPermits("exp.", 10), "the prefix is literal");
