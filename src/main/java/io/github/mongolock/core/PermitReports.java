@@ -76,6 +76,9 @@ final class PermitReports {
         if (hold instanceof HeldPermits held) {
             open.put(held, new Granted(group, clock.nanoTime()));
             fire(PermitEvent.Kind.ACQUIRED, held);
+            if (held.lost()) {
+                ended(held, true, true); // found lost by a check before it was reported granted: reported now, once
+            }
         }
         return hold;
     }
