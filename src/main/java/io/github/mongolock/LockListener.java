@@ -9,4 +9,11 @@ package io.github.mongolock;
 @FunctionalInterface
 public interface LockListener {
     void onEvent(LockEvent event);
+
+    /**
+     * A semaphore's permits were granted, released or lost ({@link PermitEvent}); does nothing unless overridden.
+     * Called on the thread that acquired or closed the hold, and on the notice thread for losses found by a renewal.
+     */
+    default void onPermitEvent(PermitEvent event) {
+    }
 }

@@ -45,6 +45,11 @@ public interface LockMetrics {
 
         /** The push wake-up's state ({@code IDLE}, {@code PUSHING}, {@code POLLING}, ...). */
         String pushWakeUp();
+
+        /** Semaphore permits held now (grants neither closed nor lost), by group. */
+        default Map<String, Long> permitsHeldByGroup() {
+            return Map.of();
+        }
     }
 
     /** An acquire or tryAcquire call ended after waiting {@code waitedNanos}. */
@@ -57,6 +62,22 @@ public interface LockMetrics {
 
     /** A lease was found lost while held. */
     default void leaseLost(String group) {
+    }
+
+    /**
+     * A semaphore's acquire or tryAcquire call ({@link Permits}) ended after waiting {@code waitedNanos}. The group is
+     * {@link LockOptions#metricsGroup} (the {@code @Locked} template for {@code @Locked(permits = N)}), else
+     * {@value #UNGROUPED}, as for locks.
+     */
+    default void permitAcquireEnded(String group, Outcome outcome, long waitedNanos) {
+    }
+
+    /** A semaphore's hold of permits was closed after {@code heldNanos} (from its grant). */
+    default void permitHoldEnded(String group, long heldNanos) {
+    }
+
+    /** A semaphore's hold of {@code permits} permits was found lost while held. */
+    default void permitsLost(String group, int permits) {
     }
 
     /** A call to MongoDB failed ({@code operation}: acquire, renew, release, ...). */

@@ -56,4 +56,14 @@ public interface LockTracing {
      * @return the span to report to; never null
      */
     Span acquireStarted(String group, WaitMode mode);
+
+    /**
+     * A semaphore's acquire or tryAcquire call for {@code permits} permits starts waiting ({@link Permits}); the span
+     * ends as a lock's does. Records nothing unless overridden.
+     *
+     * @return the span to report to; never null
+     */
+    default Span permitsAcquireStarted(String group, WaitMode mode, int permits) {
+        return Span.NONE;
+    }
 }

@@ -53,4 +53,13 @@ public interface Permits {
 
     /** As {@link #acquire(int, LockOptions)}, but empty instead of {@link LockTimeoutException} when none came free. */
     Optional<PermitHold> tryAcquire(int permits, LockOptions options);
+
+    /**
+     * The semaphore as stored now, with every holder of every manager: one read, nothing written. A holder listed may
+     * be one whose session ended (its permits are taken back by the next waiter that finds too few free).
+     *
+     * @return empty when no permit of the name was ever granted (the semaphore is created by its first grant)
+     * @throws LockStoreException when MongoDB cannot be reached or refuses the read
+     */
+    Optional<PermitsInfo> inspect();
 }

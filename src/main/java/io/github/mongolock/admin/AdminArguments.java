@@ -11,8 +11,9 @@ import java.util.Set;
  * The command line of {@link LockAdminCommand}, parsed: the command, its lock name if it takes one, and the
  * {@code --option value} pairs. Every problem is an {@link UsageError} naming the argument at fault. Immutable.
  *
- * @param command  {@code list}, {@code inspect} or {@code release}
- * @param name     the lock name of {@code inspect} and {@code release}; null for {@code list}
+ * @param command  {@code list}, {@code inspect}, {@code release}, {@code inspect-permits} or {@code release-permits}
+ * @param name     the lock name of {@code inspect} and {@code release}, the semaphore name of {@code inspect-permits}
+ *                 and {@code release-permits}; null for {@code list}
  * @param options  option name (without {@code --}) to value
  */
 record AdminArguments(String command, String name, Map<String, String> options) {
@@ -22,7 +23,10 @@ record AdminArguments(String command, String name, Map<String, String> options) 
     private static final Map<String, Set<String>> COMMAND_OPTIONS = Map.of(
             "list", Set.of("prefix", "limit"),
             "inspect", Set.of(),
-            "release", Set.of("reason", "owner", "by"));
+            "release", Set.of("reason", "owner", "by"),
+            "inspect-permits", Set.of(),
+            "release-permits", Set.of("reason", "owner", "by"));
+    private static final String COMMANDS = "list, inspect, release, inspect-permits or release-permits";
 
     AdminArguments {
         options = Map.copyOf(options);
@@ -39,12 +43,12 @@ record AdminArguments(String command, String name, Map<String, String> options) 
 
     static AdminArguments parse(String... args) {
         if (args.length == 0) {
-            throw new UsageError("no command given: expected list, inspect or release");
+            throw new UsageError("no command given: expected " + COMMANDS);
         }
         String command = args[0];
         Set<String> allowed = COMMAND_OPTIONS.get(command);
         if (allowed == null) {
-            throw new UsageError("unknown command \"" + command + "\": expected list, inspect or release");
+            throw new UsageError("unknown command \"" + command + "\": expected " + COMMANDS);
         }
         List<String> positional = new ArrayList<>();
         Map<String, String> options = new HashMap<>();
@@ -76,7 +80,8 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         if (positional.size() != (takesName ? 1 : 0)) {
             // A connection string given without --uri lands here: shown redacted.
             List<String> shown = positional.stream().map(arg -> RedactedUri.of(arg).toString()).toList();
-            throw new UsageError(takesName ? command + " takes one lock name, got " + positional.size() + ": " + shown
+            String what = command.endsWith("-permits") ? " semaphore name" : " lock name";
+            throw new UsageError(takesName ? command + " takes one" + what + ", got " + positional.size() + ": " + shown
                     : "list takes no lock name, got " + shown + " (use --prefix)");
         }
         if (!options.containsKey("uri")) {
@@ -84,6 +89,12 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         }
         if (command.equals("release") && (!options.containsKey("reason") || options.get("reason").isBlank())) {
             throw new UsageError("--reason is missing: say why the lock is released; its holder is told, and the lock records it");
+        }
+        if (command.equals("release-permits") && (!options.containsKey("reason") || options.get("reason").isBlank())) {
+            throw new UsageError("--reason is missing: say why the permits are released; the semaphore records it");
+        }
+        if (command.equals("release-permits") && (!options.containsKey("owner") || options.get("owner").isBlank())) {
+            throw new UsageError("--owner is missing: name the holder whose permits to release (inspect-permits NAME shows them)");
         }
         return new AdminArguments(command, takesName ? positional.get(0) : null, options);
     }

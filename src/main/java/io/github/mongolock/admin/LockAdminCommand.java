@@ -8,9 +8,11 @@ import io.github.mongolock.ForceReleaseRefusedException;
 import io.github.mongolock.LockConfigurationException;
 import io.github.mongolock.LockException;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.mongo.ForcedPermitRelease;
 import io.github.mongolock.mongo.ForcedRelease;
 import io.github.mongolock.mongo.LockAdmin;
 import io.github.mongolock.mongo.LockState;
+import io.github.mongolock.mongo.PermitsState;
 import io.github.mongolock.mongo.RedactedUri;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -19,8 +21,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The operator's command line over {@link LockAdmin}: {@code list}, {@code inspect NAME} and
- * {@code release NAME --reason TEXT}, against the lock collection of a MongoDB named by {@code --uri}. The jar's
+ * The operator's command line over {@link LockAdmin}: {@code list}, {@code inspect NAME},
+ * {@code release NAME --reason TEXT}, {@code inspect-permits NAME} and
+ * {@code release-permits NAME --owner OWNER --reason TEXT}, against the lock collection of a MongoDB named by {@code --uri}. The jar's
  * {@code Main-Class}; it needs only the MongoDB sync driver on the class path (see docs/operations.md).
  * {@link #run} is the whole command without {@code System.exit}, for tests and for embedding.
  */
@@ -37,11 +40,16 @@ public final class LockAdminCommand {
             Usage: java -jar mongolock.jar <command> --uri mongodb://... [--database NAME] [--collection NAME] [--timeout PT10S]
               (the MongoDB sync driver must be on the class path: see docs/operations.md)
             Commands:
-              list [--prefix TEXT] [--limit N]      held and queued locks in name order (default limit 100)
+              list [--prefix TEXT] [--limit N]      held and queued locks in name order (default limit 100), then
+                                                    semaphores with permits held or queued for, one row per holder
               inspect NAME                          one lock, held or free, with its last forced release
               release NAME --reason TEXT [--owner OWNER] [--by WHO]
                                                     frees NAME from its holder (the one named by --owner, else the
                                                     one read now); the holder is told at its next renewal, with TEXT
+              inspect-permits NAME                  one semaphore: limit, used, each holder, its last forced release
+              release-permits NAME --owner OWNER --reason TEXT [--by WHO]
+                                                    takes back the permits OWNER holds of semaphore NAME; the holder
+                                                    is told at its next renewal
             Options:
               --uri         MongoDB connection string (required)
               --database    the lock collection's database (default: the one in the URI)
@@ -97,8 +105,21 @@ public final class LockAdminCommand {
 
     private static int execute(LockAdmin admin, AdminArguments arguments, PrintStream out, PrintStream err) {
         switch (arguments.command()) {
-            case "list" -> LockStateText.table(admin.list(arguments.option("prefix", ""),
-                    arguments.intOption("limit", 100, 1, LockAdmin.MAX_LIMIT)), out);
+            case "list" -> {
+                String prefix = arguments.option("prefix", "");
+                int limit = arguments.intOption("limit", 100, 1, LockAdmin.MAX_LIMIT);
+                LockStateText.table(admin.list(prefix, limit), out);
+                PermitsStateText.table(admin.listPermits(prefix, limit), out);
+            }
+            case "inspect-permits" -> {
+                Optional<PermitsState> semaphore = admin.inspectPermits(arguments.name());
+                if (semaphore.isEmpty()) {
+                    err.println("mongolock: no semaphore named \"" + arguments.name() + "\" (never used, or another collection)");
+                    return REFUSED;
+                }
+                PermitsStateText.keyValues(semaphore.get(), out);
+            }
+            case "release-permits" -> releasePermits(admin, arguments, out);
             case "inspect" -> {
                 Optional<LockState> lock = admin.inspect(arguments.name());
                 if (lock.isEmpty()) {
@@ -110,6 +131,21 @@ public final class LockAdminCommand {
             default -> release(admin, arguments, out);
         }
         return OK;
+    }
+
+    private static void releasePermits(LockAdmin admin, AdminArguments arguments, PrintStream out) {
+        String reason = arguments.option("reason", null);
+        ForcedPermitRelease done = admin.forceReleasePermits(arguments.name(), arguments.option("owner", null), reason);
+        PermitsState.Holder holder = done.holder();
+        out.println("released " + holder.permits() + (holder.permits() == 1 ? " permit" : " permits") + " of semaphore \""
+                + arguments.name() + "\" from " + holder.owner() + " by " + done.operator() + ": " + reason);
+        if (done.sessionTold()) {
+            out.println("its holder is told at its next renewal (within a third of its lease" + (holder.lease() == null ? ""
+                    : ", " + LockStateText.duration(holder.lease())) + "), and believes it holds them until then");
+        } else {
+            out.println("WARNING: its holder's session could not be told (MongoDB unreachable): the holder may believe it"
+                    + " holds them until its session's periodic check (every 60 renewals, about 20 leases)");
+        }
     }
 
     private static void release(LockAdmin admin, AdminArguments arguments, PrintStream out) {

@@ -26,7 +26,13 @@ final class LockStateText {
                     lock.held() ? duration(lock.sinceRenewal()) : "-", lock.minimumHoldKept() ? "kept" : "-",
                     queue(lock), orDash(lock.owner())));
         }
-        int[] widths = new int[COLUMNS.size()];
+        columns(rows, out);
+        out.println(locks.size() + (locks.size() == 1 ? " lock" : " locks") + " held or queued for");
+    }
+
+    /** {@code rows} (the first: the headings) in columns as wide as their widest cell, two spaces apart. */
+    static void columns(List<List<String>> rows, PrintStream out) {
+        int[] widths = new int[rows.get(0).size()];
         rows.forEach(row -> {
             for (int i = 0; i < row.size(); i++) {
                 widths[i] = Math.max(widths[i], row.get(i).length());
@@ -39,7 +45,6 @@ final class LockStateText {
             }
             out.println(line.toString().stripTrailing());
         }
-        out.println(locks.size() + (locks.size() == 1 ? " lock" : " locks") + " held or queued for");
     }
 
     static void keyValues(LockState lock, PrintStream out) {

@@ -7,6 +7,7 @@ import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockTracing;
+import io.github.mongolock.PermitEvent;
 import io.github.mongolock.memory.InMemoryLockManager;
 import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.inject.Instance;
@@ -34,10 +35,10 @@ final class ApplicationBeans {
     static ApplicationLockManager createManager(LockManagerSettings settings, Instance<Object> lookup, Bean<?> noted) {
         BeanManager beans = lookup.select(BeanManager.class).get();
         if (settings.inMemory()) {
-            return createInMemoryManager(settings, lookup, new LockEventBridge(beans.getEvent().select(LockEvent.class)));
+            return createInMemoryManager(settings, lookup, eventBridge(beans));
         }
         MongoClient client = settings.usesClientBean() ? applicationClient(lookup, beans, noted) : null;
-        LockEventBridge events = new LockEventBridge(beans.getEvent().select(LockEvent.class));
+        LockEventBridge events = eventBridge(beans);
         LockMetrics metrics = settings.metrics() ? TelemetryLookup.metrics(lookup) : LockMetrics.NONE;
         LockTracing tracing = settings.tracing() ? TelemetryLookup.tracing(lookup) : LockTracing.NONE;
         ApplicationLockManager manager = new ApplicationLockManager(settings.newManager(client, events, metrics, tracing),
@@ -48,6 +49,11 @@ final class ApplicationBeans {
                 + ", metrics " + (metrics == LockMetrics.NONE ? "off" : metrics)
                 + ", tracing " + (tracing == LockTracing.NONE ? "off" : tracing));
         return manager;
+    }
+
+    /** The manager's lock and semaphore events, fired as CDI events. */
+    private static LockEventBridge eventBridge(BeanManager beans) {
+        return new LockEventBridge(beans.getEvent().select(LockEvent.class), beans.getEvent().select(PermitEvent.class));
     }
 
     /**

@@ -2,27 +2,37 @@ package io.github.mongolock.cdi;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockListener;
+import io.github.mongolock.PermitEvent;
 import jakarta.enterprise.event.Event;
 import java.util.Objects;
 
 /**
- * Fires each {@link LockEvent} of the application's lock manager as a synchronous CDI event, on the
- * thread that reports it: the acquiring or releasing thread, or the renewal thread for a lost lease.
+ * Fires each {@link LockEvent} and {@link PermitEvent} of the application's lock manager as a synchronous CDI
+ * event, on the thread that reports it: the acquiring or releasing thread, or the notice thread for a lost lease.
  * Muted before the manager closes at shutdown, when observers may be gone already. Thread-safe.
  */
 final class LockEventBridge implements LockListener {
 
     private final Event<LockEvent> events;
+    private final Event<PermitEvent> permitEvents;
     private volatile boolean muted;
 
-    LockEventBridge(Event<LockEvent> events) {
+    LockEventBridge(Event<LockEvent> events, Event<PermitEvent> permitEvents) {
         this.events = Objects.requireNonNull(events, "events");
+        this.permitEvents = Objects.requireNonNull(permitEvents, "permitEvents");
     }
 
     @Override
     public void onEvent(LockEvent event) {
         if (!muted) {
             events.fire(event); // an observer's exception is logged by the core and never affects the lock
+        }
+    }
+
+    @Override
+    public void onPermitEvent(PermitEvent event) {
+        if (!muted) {
+            permitEvents.fire(event);
         }
     }
 

@@ -108,6 +108,11 @@ final class HeldPermits implements PermitHold {
         return actions;
     }
 
+    /** Whether a check or renewal found the permits lost (and the owner has not closed the hold yet). */
+    synchronized boolean lost() {
+        return status == Status.LOST;
+    }
+
     @Override
     public void close() {
         Status was;

@@ -123,12 +123,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
         this.feedListener = new ReleaseNotices(ownerPrefix, signals, permitSignals);
+        PermitReports permitReports = new PermitReports(events, metrics, tracing, clock);
         this.permitCoordinator = new PermitCoordinator(store.permitStore(), sessions, clock, backoff, ownerPrefix,
-                defaultLease, defaultWait, events, permitSignals, () -> this.releaseFeed.start(feedListener));
+                defaultLease, defaultWait, events, permitReports, permitSignals, () -> this.releaseFeed.start(feedListener));
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses, permitCoordinator.sessionHolders());
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
-        this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
+        this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed, permitReports));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.mongolock.core;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockListener;
+import io.github.mongolock.PermitEvent;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -36,6 +37,17 @@ final class LockEvents {
         for (LockListener listener : listeners) {
             try {
                 listener.onEvent(event);
+            } catch (RuntimeException broken) {
+                LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
+            }
+        }
+    }
+
+    /** A semaphore's event, to the listeners' {@code onPermitEvent}, on the calling thread. */
+    void firePermit(PermitEvent event) {
+        for (LockListener listener : listeners) {
+            try {
+                listener.onPermitEvent(event);
             } catch (RuntimeException broken) {
                 LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
             }

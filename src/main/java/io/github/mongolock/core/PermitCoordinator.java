@@ -9,6 +9,7 @@ import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
+import io.github.mongolock.PermitsInfo;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -47,17 +48,19 @@ final class PermitCoordinator {
     /** Starts (or nudges) the manager's push feed: called when a waiter finds permits held elsewhere. */
     private final Runnable startFeed;
     private final LockEvents events;
+    private final PermitReports reports;
     private final AtomicLong acquisitions = new AtomicLong();
     private volatile boolean closed;
 
     /**
      * @param store     empty when the lock store keeps no semaphores: {@link #permits} then refuses
      * @param signals   this manager's waiters for permits, which the push feed's notices for semaphores wake
+     * @param reports   the metrics, spans and events of the calls and holds
      * @param startFeed starts or nudges the manager's push feed
      */
     PermitCoordinator(Optional<PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
                       String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events,
-                      ReleaseSignals signals, Runnable startFeed) {
+                      PermitReports reports, ReleaseSignals signals, Runnable startFeed) {
         this.store = store.orElse(null);
         this.sessions = sessions;
         this.clock = clock;
@@ -65,7 +68,8 @@ final class PermitCoordinator {
         this.ownerPrefix = ownerPrefix;
         this.defaultLease = defaultLease;
         this.defaultWait = defaultWait;
-        this.holdings = store.map(permits -> new PermitHoldings(permits, events)).orElse(null);
+        this.reports = reports;
+        this.holdings = store.map(permits -> new PermitHoldings(permits, events, reports)).orElse(null);
         this.queues = store.map(permits -> new PermitQueues(permits, ownerPrefix, clock)).orElse(null);
         this.signals = signals;
         this.startFeed = startFeed;
@@ -282,6 +286,7 @@ final class PermitCoordinator {
     /** Gives back {@code permits}' permits (the owner closed its hold), and wakes a caller here waiting for them. */
     void release(HeldPermits permits, boolean lost) {
         holdings.removed(permits);
+        reports.ended(permits, lost, false);
         if (lost) {
             return; // taken back already, or given back by the session's checks if not
         }
@@ -363,9 +368,10 @@ final class PermitCoordinator {
         public PermitHold acquire(int permits, LockOptions options) {
             Objects.requireNonNull(options, "options");
             Duration wait = options.waitTime().orElse(defaultWait);
-            return PermitCoordinator.this.acquire(name, limit, permits, options).orElseThrow(() -> new LockTimeoutException(name,
+            return reports.acquire(permits, options, true, () -> PermitCoordinator.this.acquire(name, limit, permits, options)
+                    .orElseThrow(() -> new LockTimeoutException(name,
                     "No " + permits + " permit(s) of semaphore " + LockArguments.quote(name) + " (limit " + limit
-                            + ") came free within " + wait + ": raise the wait time, or the limit everywhere at once."));
+                            + ") came free within " + wait + ": raise the wait time, or the limit everywhere at once.")));
         }
 
         @Override
@@ -376,7 +382,13 @@ final class PermitCoordinator {
         @Override
         public Optional<PermitHold> tryAcquire(int permits, LockOptions options) {
             Objects.requireNonNull(options, "options");
-            return PermitCoordinator.this.acquire(name, limit, permits, options);
+            return Optional.ofNullable(reports.acquire(permits, options, false,
+                    () -> PermitCoordinator.this.acquire(name, limit, permits, options).orElse(null)));
+        }
+
+        @Override
+        public Optional<PermitsInfo> inspect() {
+            return store.inspect(name).map(PermitReports::info);
         }
 
         @Override

@@ -20,13 +20,15 @@ final class PermitHoldings implements SessionHolders {
 
     private final PermitStore store;
     private final LockEvents events;
+    private final PermitReports reports;
     private final Set<HeldPermits> held = ConcurrentHashMap.newKeySet();
     /** Owner ids of grants under way: the check must not give them back before they are registered. */
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
 
-    PermitHoldings(PermitStore store, LockEvents events) {
+    PermitHoldings(PermitStore store, LockEvents events, PermitReports reports) {
         this.store = store;
         this.events = events;
+        this.reports = reports;
     }
 
     void pending(String owner) {
@@ -115,9 +117,9 @@ final class PermitHoldings implements SessionHolders {
         }
         LOG.log(Level.WARNING, "mongolock lost {0} permit(s) of semaphore {1} (token {2}): {3}", permits.permits,
                 LockArguments.quote(permits.name), permits.fencingToken, reason);
-        events.later(() -> {
-            actions.forEach(action -> LockEvents.runLossAction(action, permits.name));
-            permits.told();
-        });
+        // The actions first (they stop work), then the listeners' event, then the mark the test kit's controls wait for.
+        events.later(() -> actions.forEach(action -> LockEvents.runLossAction(action, permits.name)));
+        reports.ended(permits, true, true);
+        events.later(permits::told);
     }
 }

@@ -128,7 +128,8 @@ public final class InMemoryLocks implements AutoCloseable {
      * sessions unrenewed, ended them and took their permits back: all of them are free at once, for anyone, and the next
      * grant carries the next fencing token. Each holder of this factory's managers is told before this returns: its
      * {@code isHeld()} is false, its {@link io.github.mongolock.PermitHold#onLeaseLost onLeaseLost} actions have run,
-     * and its next {@code close()} throws {@link io.github.mongolock.LockLostException}.
+     * then its listeners got a {@code LEASE_LOST} {@link io.github.mongolock.PermitEvent}; its next {@code close()} throws
+     * {@link io.github.mongolock.LockLostException}.
      *
      * @return how many holds lost their permits
      * @throws LockException when nobody holds permits of {@code name}
@@ -144,6 +145,27 @@ public final class InMemoryLocks implements AutoCloseable {
                     .ifPresent(manager -> manager.tellPermitLoss(name, owner));
         }
         return owners.size();
+    }
+
+    /**
+     * The permits {@code owner} (a {@link io.github.mongolock.PermitHold#owner()}) holds of the semaphore {@code name}
+     * are taken back now, as an operator's {@code LockAdmin.forceReleasePermits} takes them from MongoDB: they are free
+     * for others at once, and the holder's session is told to check. When the holder's manager is one of this factory's,
+     * this returns only once that manager has told the holder, as it would at its next renewal: {@code isHeld()} is
+     * false, its {@code onLeaseLost} actions have run, then its listeners got a {@code LEASE_LOST}
+     * {@link io.github.mongolock.PermitEvent}; its next {@code close()} throws {@link io.github.mongolock.LockLostException}.
+     *
+     * @throws LockException when {@code owner} holds no permit of {@code name}
+     */
+    public void losePermits(String name, String owner) {
+        LockArguments.checkName(name);
+        Objects.requireNonNull(owner, "owner");
+        if (!((InMemoryPermits) store.permitStore().orElseThrow()).forceRelease(name, owner)) {
+            throw new LockException("Semaphore \"" + name + "\" has no permits held by " + owner
+                    + ", so they cannot be lost: pass the owner() of a hold that is open.");
+        }
+        managers.stream().filter(candidate -> candidate.owns(owner)).findFirst()
+                .ifPresent(found -> found.tellPermitLoss(name, owner));
     }
 
     /** Closes every manager built here (each releases what it holds); idempotent. Building another then fails. */

@@ -226,4 +226,32 @@ final class InMemoryPermits implements PermitStore {
         return new PermitHolders(name, semaphore.limit, semaphore.used, semaphore.holds, semaphore.version, semaphore.token,
                 semaphore.queue, semaphore.turn, seen);
     }
+
+    /**
+     * What {@code LockAdmin.forceReleasePermits} does to MongoDB's document: pulls {@code owner}'s entry and tells its
+     * session to check (its next renewal finds the permits gone and reports them lost).
+     *
+     * @return false when {@code owner} holds no permit of {@code name} (nothing changed)
+     */
+    boolean forceRelease(String name, String owner) {
+        String head;
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            PermitHolders.Hold pulled = semaphore == null ? null
+                    : semaphore.holds.stream().filter(hold -> hold.owner().equals(owner)).findFirst().orElse(null);
+            if (pulled == null) {
+                return false;
+            }
+            semaphore.holds.remove(pulled);
+            semaphore.used -= pulled.permits();
+            semaphore.version++;
+            StoredLock.StoredSession session = store.storedSession(pulled.session());
+            if (session != null) {
+                session.checks++;
+            }
+            head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
+        }
+        store.permitsReleased(name, head); // free for waiters at once, as MongoDB's change stream would tell them
+        return true;
+    }
 }

@@ -2,6 +2,7 @@ package io.github.mongolock.memory;
 
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockListener;
+import io.github.mongolock.PermitEvent;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -26,6 +27,14 @@ final class LeaseLossLog implements LockListener {
     @Override
     public synchronized void onEvent(LockEvent event) {
         if (event.kind() == LockEvent.Kind.LEASE_LOST) {
+            lostOwners.put(event.owner(), Boolean.TRUE);
+            notifyAll();
+        }
+    }
+
+    @Override
+    public synchronized void onPermitEvent(PermitEvent event) {
+        if (event.kind() == PermitEvent.Kind.LEASE_LOST) {
             lostOwners.put(event.owner(), Boolean.TRUE);
             notifyAll();
         }

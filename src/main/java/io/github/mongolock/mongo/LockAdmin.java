@@ -7,6 +7,7 @@ import static com.mongodb.client.model.Filters.gt;
 import static com.mongodb.client.model.Filters.in;
 import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Filters.regex;
+import static com.mongodb.client.model.Filters.type;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
 import static com.mongodb.client.model.Updates.inc;
@@ -60,6 +61,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonType;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -84,6 +86,10 @@ import org.bson.conversions.Bson;
  * {@code close()}) with the operator's reason. Until then it may still believe it holds the lock: the next holder
  * gets a greater fencing token, so its {@link FencedCollection} writes make the old holder's later ones fail.
  *
+ * <p><b>Semaphores</b> ({@code LockManager.permits}) have their own three: {@link #listPermits}, {@link #inspectPermits}
+ * and {@link #forceReleasePermits}, which takes back the permits of one holder (a semaphore has many) by a
+ * compare-and-set pinned to the version read, and tells that holder's session the same way ({@link PermitAdmin}).
+ *
  * <p>Reads and writes use the lock store's concerns and timeout ({@link MongoLockStore#collection()}); every
  * forced release, and every refused one, is logged at INFO with the lock, the old owner, the operator and the
  * reason. Thread-safe.
@@ -100,6 +106,7 @@ public final class LockAdmin {
     private final MongoCollection<Document> locks;
     private final StoreCalls calls;
     private final String operator;
+    private final PermitAdmin permits;
 
     /**
      * @param database   the lock collection's database
@@ -124,6 +131,7 @@ public final class LockAdmin {
         this.calls = new StoreCalls(locks.getNamespace().getFullName(), LockMetrics.NONE,
                 database == null ? null : database.withTimeout(Math.max(timeout.toMillis(), 1), TimeUnit.MILLISECONDS), server);
         this.operator = requireText(operator, "operator");
+        this.permits = new PermitAdmin(locks, calls, this.operator, this::tellSession);
     }
 
     /** The operating system's user name at this host ({@code user@host}): who acts, when nobody says. */
@@ -149,7 +157,8 @@ public final class LockAdmin {
             throw new LockConfigurationException("limit = " + limit + " is not valid: list between 1 and " + MAX_LIMIT
                     + " locks at a time; narrow the list with a name prefix.");
         }
-        Bson busy = or(gt(HOLDS, 0), exists(QUEUE_HEAD, true));
+        // Locks only: a semaphore (a document _id) with managers queued has a queue head too.
+        Bson busy = and(type(ID, BsonType.STRING), or(gt(HOLDS, 0), exists(QUEUE_HEAD, true)));
         Bson filter = namePrefix.isEmpty() ? busy : and(regex(ID, "^" + literal(namePrefix)), busy);
         List<Document> documents = read("list", namePrefix + "*", filter, limit);
         Map<String, Document> sessions = sessionsOf(documents);
@@ -213,6 +222,42 @@ public final class LockAdmin {
                         + " holder learns it at its session's periodic check (every " + PERIODIC_CHECK + ")")
                 + "; the next grant gets a token greater than " + before.fencingToken() + ".");
         return new ForcedRelease(before, operator, reason, sessionTold);
+    }
+
+    /**
+     * The semaphores that have permits held or managers queued, in name order, at most {@code limit}; each with its
+     * holders (owner, session, permits) and the state and lease of each holder's session.
+     *
+     * @param namePrefix only names starting with it; "" for all
+     * @param limit      1 to {@value #MAX_LIMIT}
+     */
+    public List<PermitsState> listPermits(String namePrefix, int limit) {
+        Objects.requireNonNull(namePrefix, "namePrefix");
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new LockConfigurationException("limit = " + limit + " is not valid: list between 1 and " + MAX_LIMIT
+                    + " semaphores at a time; narrow the list with a name prefix.");
+        }
+        return permits.list(namePrefix, limit);
+    }
+
+    /** The semaphore's document as it is now, in use or not; empty when the name was never used for permits. */
+    public Optional<PermitsState> inspectPermits(String name) {
+        return permits.inspect(name);
+    }
+
+    /**
+     * Takes back the permits {@code owner} holds of the semaphore {@code name} (see {@link PermitAdmin}): a
+     * compare-and-set pinned to the version read and to that holder's entry, then the holder's session is told; its
+     * next renewal reports the permits lost ({@code isHeld()} false, {@code onLeaseLost}, {@code LockLostException}
+     * from {@code close()}). The permits are free for others at once.
+     *
+     * @param reason why, recorded in the semaphore's document ({@code revokedReason})
+     * @throws ForceReleaseRefusedException when there is no such semaphore (the message names those there are), or
+     *                                      {@code owner} holds none of its permits (it names the holders there are);
+     *                                      nothing changed
+     */
+    public ForcedPermitRelease forceReleasePermits(String name, String owner, String reason) {
+        return permits.forceRelease(name, owner, reason);
     }
 
     /** How many times the holder's session is told of a forced release before giving up. */
@@ -322,7 +367,7 @@ public final class LockAdmin {
     }
 
     /** {@code text} as a regular expression matching it literally: every character that is not a letter or digit escaped. */
-    private static String literal(String text) {
+    static String literal(String text) {
         StringBuilder escaped = new StringBuilder(text.length() * 2);
         text.codePoints().forEach(c -> {
             if (!Character.isLetterOrDigit(c)) {
@@ -333,7 +378,7 @@ public final class LockAdmin {
         return escaped.toString();
     }
 
-    private static String requireText(String value, String what) {
+    static String requireText(String value, String what) {
         if (value == null || value.isBlank()) {
             throw new LockConfigurationException("The " + what + " of a forced release is " + (value == null ? "missing" : "blank")
                     + ": say who acts and why, for the holder's LockLostException and for people reading the lock.");

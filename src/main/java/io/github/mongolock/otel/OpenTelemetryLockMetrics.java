@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 /**
  * {@link LockMetrics} as OpenTelemetry instruments, on the meter {@value #SCOPE}. Use it where the
@@ -41,7 +42,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <tr><td>{@code mongolock.store.errors}</td><td>counter, {error}</td><td>{@code mongolock.store.operation}</td></tr>
  *   <tr><td>{@code mongolock.push_wake_up.managers}</td><td>gauge, {manager}</td><td>{@code mongolock.push_wake_up.state}
  *       (idle, pushing, polling, ...)</td></tr>
+ *   <tr><td>{@code mongolock.permits.acquire.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.acquire.outcome}: semaphores' acquire and tryAcquire calls</td></tr>
+ *   <tr><td>{@code mongolock.permits.hold.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.permits.held}</td><td>gauge, {permit}</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.permits.lost}</td><td>counter, {permit}</td><td>{@code mongolock.lock.group}</td></tr>
  * </table>
+ *
+ * <p>Semaphores ({@code LockManager.permits}) have instruments of their own, so a lock's series never mixes with a
+ * semaphore's; their groups are chosen as for locks.
  *
  * <p>Attributes stay few: the lock <em>group</em> (the {@code @Locked} template or
  * {@link io.github.mongolock.LockOptions#metricsGroup}), never a lock's resolved name unless the
@@ -76,6 +85,12 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     static final int MAX_IDLE_GROUPS = 1_000;
     private final ObservableLongGauge locksHeld;
     private final ObservableLongGauge pushWakeUp;
+    private final DoubleHistogram permitAcquireDuration;
+    private final DoubleHistogram permitHoldDuration;
+    private final LongCounter permitsLost;
+    private final ObservableLongGauge permitsHeld;
+    /** Groups reported by the permits-held gauge so far, as {@link #groupsSeen}. Guarded by itself. */
+    private final Set<String> permitGroupsSeen = new LinkedHashSet<>();
 
     private OpenTelemetryLockMetrics(Meter meter) {
         acquireDuration = meter.histogramBuilder("mongolock.acquire.duration").setUnit("s")
@@ -91,6 +106,14 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
         pushWakeUp = meter.gaugeBuilder("mongolock.push_wake_up.managers").ofLongs().setUnit("{manager}")
                 .setDescription("Managers by the state of their push wake-up (change stream)")
                 .buildWithCallback(this::observePushWakeUp);
+        permitAcquireDuration = meter.histogramBuilder("mongolock.permits.acquire.duration").setUnit("s")
+                .setDescription("How long semaphores' acquire and tryAcquire calls took, by outcome").build();
+        permitHoldDuration = meter.histogramBuilder("mongolock.permits.hold.duration").setUnit("s")
+                .setDescription("How long semaphore permits were held, from the grant to the close").build();
+        permitsLost = meter.counterBuilder("mongolock.permits.lost").setUnit("{permit}")
+                .setDescription("Semaphore permits found lost while held: work under them was no longer protected").build();
+        permitsHeld = meter.gaugeBuilder("mongolock.permits.held").ofLongs().setUnit("{permit}")
+                .setDescription("Semaphore permits held now by this process's managers").buildWithCallback(this::observePermitsHeld);
     }
 
     /** Instruments on {@code openTelemetry}'s meter provider. */
@@ -116,6 +139,22 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     }
 
     @Override
+    public void permitAcquireEnded(String group, Outcome outcome, long waitedNanos) {
+        permitAcquireDuration.record(seconds(waitedNanos),
+                Attributes.of(GROUP, group, OUTCOME, outcome.name().toLowerCase(Locale.ROOT)));
+    }
+
+    @Override
+    public void permitHoldEnded(String group, long heldNanos) {
+        permitHoldDuration.record(seconds(heldNanos), Attributes.of(GROUP, group));
+    }
+
+    @Override
+    public void permitsLost(String group, int permits) {
+        permitsLost.add(permits, Attributes.of(GROUP, group));
+    }
+
+    @Override
     public void storeFailed(String operation) {
         storeErrors.add(1, Attributes.of(OPERATION, operation));
     }
@@ -132,12 +171,22 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     public void close() {
         locksHeld.close();
         pushWakeUp.close();
+        permitsHeld.close();
     }
 
     private void observeHeld(ObservableLongMeasurement measurement) {
+        observeByGroup(measurement, groupsSeen, Observed::locksHeldByGroup);
+    }
+
+    private void observePermitsHeld(ObservableLongMeasurement measurement) {
+        observeByGroup(measurement, permitGroupsSeen, Observed::permitsHeldByGroup);
+    }
+
+    private void observeByGroup(ObservableLongMeasurement measurement, Set<String> groupsSeen,
+                                Function<Observed, Map<String, Long>> byGroup) {
         Map<String, Long> total = new HashMap<>();
         for (Observed manager : observed) {
-            manager.locksHeldByGroup().forEach((group, count) -> total.merge(group, count, Long::sum));
+            byGroup.apply(manager).forEach((group, count) -> total.merge(group, count, Long::sum));
         }
         // A group that held locks before reports 0 now, rather than vanishing from dashboards.
         List<String> reported;

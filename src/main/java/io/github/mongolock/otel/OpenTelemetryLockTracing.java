@@ -35,6 +35,10 @@ import java.util.Objects;
  *   <tr><td>status</td><td>ERROR with the exception recorded when the outcome is failed; otherwise unset</td></tr>
  * </table>
  *
+ * <p>A semaphore's acquire call ({@code LockManager.permits}) is one span too, named {@code mongolock permits acquire}
+ * or {@code mongolock permits tryAcquire}, with the same attributes, status and outcome plus {@code mongolock.permits}
+ * (how many permits the call asks for).
+ *
  * <p>Thread-safe; one instance may serve several managers.
  */
 public final class OpenTelemetryLockTracing implements LockTracing {
@@ -43,6 +47,9 @@ public final class OpenTelemetryLockTracing implements LockTracing {
     static final String TRY_ACQUIRE = "mongolock tryAcquire";
     static final AttributeKey<String> WAIT_MODE = AttributeKey.stringKey("mongolock.acquire.wait_mode");
     static final AttributeKey<Long> FENCING_TOKEN = AttributeKey.longKey("mongolock.fencing_token");
+    static final String PERMITS_ACQUIRE = "mongolock permits acquire";
+    static final String PERMITS_TRY_ACQUIRE = "mongolock permits tryAcquire";
+    static final AttributeKey<Long> PERMITS = AttributeKey.longKey("mongolock.permits");
     static final String HANDED_OVER = "mongolock.handed_over";
     static final String LEASE_LOST = "mongolock.lease_lost";
 
@@ -65,6 +72,17 @@ public final class OpenTelemetryLockTracing implements LockTracing {
         io.opentelemetry.api.trace.Span span = tracer.spanBuilder(mode == WaitMode.WAIT ? ACQUIRE : TRY_ACQUIRE).setSpanKind(SpanKind.INTERNAL)
                 .setAttribute(OpenTelemetryLockMetrics.GROUP, group)
                 .setAttribute(WAIT_MODE, mode.name().toLowerCase(Locale.ROOT))
+                .startSpan();
+        return new Waiting(span);
+    }
+
+    @Override
+    public Span permitsAcquireStarted(String group, WaitMode mode, int permits) {
+        io.opentelemetry.api.trace.Span span = tracer.spanBuilder(mode == WaitMode.WAIT ? PERMITS_ACQUIRE : PERMITS_TRY_ACQUIRE)
+                .setSpanKind(SpanKind.INTERNAL)
+                .setAttribute(OpenTelemetryLockMetrics.GROUP, group)
+                .setAttribute(WAIT_MODE, mode.name().toLowerCase(Locale.ROOT))
+                .setAttribute(PERMITS, (long) permits)
                 .startSpan();
         return new Waiting(span);
     }

@@ -71,4 +71,36 @@ class InMemoryPermitsTest {
             assertTrue(none.getMessage().contains("has no permits held"), none.getMessage());
         }
     }
+
+    @Test
+    void losePermitsTakesOneHoldersPermitsBackAndReturnsOnceTheHolderWasTold() {
+        java.util.List<io.github.mongolock.PermitEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (InMemoryLocks locks = new InMemoryLocks()) {
+            InMemoryLockManager node = locks.manager().instanceId("node-1").listener(new io.github.mongolock.LockListener() {
+                @Override
+                public void onEvent(io.github.mongolock.LockEvent event) {
+                }
+
+                @Override
+                public void onPermitEvent(io.github.mongolock.PermitEvent event) {
+                    events.add(event);
+                }
+            }).build();
+            Permits exports = node.permits("export", 2);
+            PermitHold kept = exports.acquire();
+            PermitHold lost = exports.acquire();
+            java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+            lost.onLeaseLost(() -> told.set(true));
+            locks.losePermits("export", lost.owner());
+            assertTrue(told.get(), "returns once the holder's loss actions ran");
+            assertTrue(!lost.isHeld() && kept.isHeld());
+            assertEquals(io.github.mongolock.PermitEvent.Kind.LEASE_LOST, events.get(events.size() - 1).kind());
+            assertEquals(1, exports.inspect().orElseThrow().used(), "free for others at once");
+            assertThrows(io.github.mongolock.LockLostException.class, lost::close);
+            io.github.mongolock.LockException none = assertThrows(io.github.mongolock.LockException.class,
+                    () -> locks.losePermits("export", lost.owner()));
+            assertTrue(none.getMessage().contains("has no permits held by " + lost.owner()), none.getMessage());
+            kept.close();
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.github.mongolock.otel;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Updates.set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.PermitHold;
 import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
@@ -123,6 +125,50 @@ class OpenTelemetryLockMetricsTest {
             MetricData push = metric(after, "mongolock.push_wake_up.managers");
             assertEquals(2, push.getLongGaugeData().getPoints().stream().mapToLong(LongPointData::getValue).sum(),
                     "both managers, by state: " + push.getLongGaugeData().getPoints());
+        }
+    }
+
+    @Test
+    void semaphoresHaveInstrumentsOfTheirOwnByGroup() throws Exception {
+        try (MongoLockManager a = manager(Duration.ofSeconds(1)); MongoLockManager b = manager(Duration.ofSeconds(1))) {
+            LockOptions exports = LockOptions.defaults().metricsGroup("exports");
+            PermitHold first = a.permits("export", 2).acquire(2, exports);
+            assertEquals(Optional.empty(), b.permits("export", 2).tryAcquire(1, exports));
+            assertThrows(LockTimeoutException.class,
+                    () -> b.permits("export", 2).acquire(1, exports.waitTime(Duration.ofMillis(200))));
+            Collection<MetricData> during = reader.collectAllMetrics();
+            assertEquals(2, gauge(metric(during, "mongolock.permits.held"), Attributes.of(OpenTelemetryLockMetrics.GROUP, "exports")));
+            assertTrue(during.stream().noneMatch(m -> m.getName().equals("mongolock.acquire.duration")),
+                    "no lock series for semaphores: " + during.stream().map(MetricData::getName).toList());
+            Thread.sleep(50);
+            first.close();
+            PermitHold lost = a.permits("export", 2).acquire(1, exports);
+            new io.github.mongolock.mongo.LockAdmin(mongo.client().getDatabase(database), MongoLockManager.DEFAULT_COLLECTION,
+                    Duration.ofSeconds(5), "test").forceReleasePermits("export", lost.owner(), "the test");
+            // The loss is counted on the renewer's thread once its check found the permits gone.
+            io.github.mongolock.testing.Await.await(() -> reader.collectAllMetrics().stream()
+                    .anyMatch(m -> m.getName().equals("mongolock.permits.lost")), "the loss is counted");
+            assertFalse(lost.isHeld());
+
+            Collection<MetricData> after = reader.collectAllMetrics();
+            MetricData waits = metric(after, "mongolock.permits.acquire.duration");
+            assertEquals("s", waits.getUnit());
+            assertEquals(2, point(waits, acquire("exports", "acquired")).getCount());
+            assertEquals(1, point(waits, acquire("exports", "skipped")).getCount());
+            assertTrue(point(waits, acquire("exports", "timed_out")).getSum() >= 0.2, "waited the whole 200 ms");
+            HistogramPointData holds = point(metric(after, "mongolock.permits.hold.duration"),
+                    Attributes.of(OpenTelemetryLockMetrics.GROUP, "exports"));
+            assertEquals(1, holds.getCount());
+            assertTrue(holds.getMin() >= 0.05, "held at least 50 ms: " + holds.getMin());
+            MetricData permitsLost = metric(after, "mongolock.permits.lost");
+            assertEquals("{permit}", permitsLost.getUnit());
+            assertEquals(1, permitsLost.getLongSumData().getPoints().stream()
+                    .filter(p -> p.getAttributes().equals(Attributes.of(OpenTelemetryLockMetrics.GROUP, "exports")))
+                    .mapToLong(LongPointData::getValue).sum());
+            assertEquals(0, gauge(metric(after, "mongolock.permits.held"), Attributes.of(OpenTelemetryLockMetrics.GROUP, "exports")),
+                    "none held: the lost one is not counted");
+            assertTrue(after.stream().noneMatch(m -> m.getName().equals("mongolock.leases.lost")), "no lock lost");
+            assertThrows(io.github.mongolock.LockLostException.class, lost::close);
         }
     }
 

@@ -12,6 +12,7 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.MongoLockManager;
+import io.github.mongolock.PermitHold;
 import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
@@ -105,6 +106,35 @@ class OpenTelemetryLockTracingTest {
         assertEquals(List.of(), events(acquire));
         assertTrue(acquire.getAttributes().asMap().values().stream().noneMatch("account-1"::equals),
                 "the resolved name is no attribute: " + acquire.getAttributes());
+    }
+
+    @Test
+    void aSemaphoresAcquireCallsAreSpansOfTheirOwnWithThePermitsAskedFor() {
+        long token;
+        try (MongoLockManager a = manager(Duration.ofSeconds(30)); MongoLockManager b = manager(Duration.ofSeconds(30))) {
+            LockOptions exports = LockOptions.defaults().metricsGroup("exports");
+            try (PermitHold held = a.permits("export", 2).acquire(2, exports)) {
+                token = held.fencingToken();
+                assertEquals(Optional.empty(), b.permits("export", 2).tryAcquire());
+            }
+        }
+        List<SpanData> spans = lockSpans();
+        assertEquals(List.of("mongolock permits acquire", "mongolock permits tryAcquire"),
+                spans.stream().map(SpanData::getName).toList());
+        SpanData acquire = spans.get(0);
+        assertEquals(SpanKind.INTERNAL, acquire.getKind());
+        assertEquals("exports", acquire.getAttributes().get(OpenTelemetryLockMetrics.GROUP));
+        assertEquals("wait", acquire.getAttributes().get(OpenTelemetryLockTracing.WAIT_MODE));
+        assertEquals(2L, acquire.getAttributes().get(OpenTelemetryLockTracing.PERMITS));
+        assertEquals("acquired", acquire.getAttributes().get(OpenTelemetryLockMetrics.OUTCOME));
+        assertEquals(token, acquire.getAttributes().get(OpenTelemetryLockTracing.FENCING_TOKEN));
+        SpanData tried = spans.get(1);
+        assertEquals("ungrouped", tried.getAttributes().get(OpenTelemetryLockMetrics.GROUP));
+        assertEquals("try", tried.getAttributes().get(OpenTelemetryLockTracing.WAIT_MODE));
+        assertEquals(1L, tried.getAttributes().get(OpenTelemetryLockTracing.PERMITS));
+        assertEquals("skipped", tried.getAttributes().get(OpenTelemetryLockMetrics.OUTCOME));
+        assertEquals(null, tried.getAttributes().get(OpenTelemetryLockTracing.FENCING_TOKEN));
+        assertEquals(StatusCode.UNSET, tried.getStatus().getStatusCode());
     }
 
     @Test
