@@ -8,11 +8,13 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +70,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReportedAcquisitions reported;
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
+    private final LockSets sets;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -125,6 +128,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses);
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
+        this.sets = new LockSets(this, clock, this.defaultWait, this.defaultLease);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed));
     }
 
@@ -157,6 +161,26 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         return store.inspect(LockArguments.checkName(name));
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names) {
+        return acquireAll(names, LockOptions.defaults());
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names, LockOptions options) {
+        return sets.acquire(names, options, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names) {
+        return sets.acquire(names, LockOptions.defaults().waitTime(Duration.ZERO), false);
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options) {
+        return sets.acquire(names, options, false);
     }
 
     /** What the push wake-up is doing (for health checks and diagnostics). */
