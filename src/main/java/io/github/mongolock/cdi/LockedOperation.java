@@ -4,11 +4,14 @@ import io.github.mongolock.Locked;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.core.LockArguments;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +23,8 @@ import java.util.concurrent.CompletionStage;
  * when busy, and how the return type holds the lock. Running it parses nothing. Immutable and thread-safe.
  *
  * @param method    the method, as shown in messages ({@code com.acme.Billing.charge(String, long)})
- * @param name      the lock name template
+ * @param names     the lock name templates: one for a single lock, several for a multi-lock
+ *                  ({@link LockManager#acquireAll}: the names made for a call, taken together, all or nothing)
  * @param options   the wait and lease times; unset ones are the manager's defaults
  *                  ({@code mongolock.wait-time}, {@code mongolock.lease-time})
  * @param onBusy    what happens when the lock stays busy for the whole wait time
@@ -30,14 +34,17 @@ import java.util.concurrent.CompletionStage;
  *                  ({@code @Asynchronous(runAt = ...)}): a skipped run then returns {@code null}, which keeps the
  *                  schedule going, where a completed future would end it
  */
-record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy,
+record LockedOperation(String method, List<NameTemplate> names, LockOptions options, Locked.OnBusy onBusy,
                        OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
     LockedOperation {
         Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(name, "name");
+        names = List.copyOf(names);
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("no name template for " + method);
+        }
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onBusy, "onBusy");
         Objects.requireNonNull(onLeaseLost, "onLeaseLost");
@@ -51,19 +58,9 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
      * a pending stage, no later call re-enters that hold.
      */
     Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
-        String lockName = name.render(invocation.getParameters());
-        LockSession session;
-        if (onBusy == Locked.OnBusy.SKIP) {
-            Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
-            if (acquired.isEmpty()) {
-                if (LOG.isLoggable(Level.DEBUG)) {
-                    LOG.log(Level.DEBUG, "mongolock: lock {0} is busy, skipped {1}", LockArguments.quote(lockName), method);
-                }
-                return returns.nothing(scheduledRun);
-            }
-            session = acquired.get();
-        } else {
-            session = locks.acquire(lockName, options);
+        Hold session = names.size() == 1 ? single(locks, invocation) : set(locks, invocation);
+        if (session == null) {
+            return returns.nothing(scheduledRun);
         }
         Interruption interruption = onLeaseLost == OnLeaseLost.INTERRUPT ? new Interruption(session) : null;
         Object result;
@@ -122,6 +119,89 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         return result;
     }
 
+    /** The call's one lock, or null when it stayed busy and the method is skipped. */
+    private Hold single(LockManager locks, InvocationContext invocation) {
+        String lockName = names.get(0).render(invocation.getParameters());
+        if (onBusy == Locked.OnBusy.SKIP) {
+            Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
+            if (acquired.isEmpty()) {
+                skipped(LockArguments.quote(lockName));
+                return null;
+            }
+            return new SessionHold(acquired.get());
+        }
+        return new SessionHold(locks.acquire(lockName, options));
+    }
+
+    /**
+     * The call's locks, all or nothing, or null when one stayed busy and the method is skipped. Names the
+     * arguments make equal are one lock (e.g. a transfer from an account to itself).
+     */
+    private Hold set(LockManager locks, InvocationContext invocation) {
+        List<String> lockNames = new ArrayList<>(names.size());
+        for (NameTemplate name : names) {
+            lockNames.add(name.render(invocation.getParameters()));
+        }
+        if (onBusy == Locked.OnBusy.SKIP) {
+            Optional<LockSet> acquired = locks.tryAcquireAll(lockNames, options);
+            if (acquired.isEmpty()) {
+                skipped(lockNames.stream().map(LockArguments::quote).toList().toString());
+                return null;
+            }
+            return new SetHold(acquired.get());
+        }
+        return new SetHold(locks.acquireAll(lockNames, options));
+    }
+
+    private void skipped(String lockNames) {
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "mongolock: lock {0} is busy, skipped {1}", lockNames, method);
+        }
+    }
+
+    /** What a call holds, one session or a set: the interceptor does the same three things to either. */
+    private interface Hold {
+        void detach();
+
+        void onLeaseLost(Runnable action);
+
+        void close();
+    }
+
+    private record SessionHold(LockSession session) implements Hold {
+        @Override
+        public void detach() {
+            session.detach();
+        }
+
+        @Override
+        public void onLeaseLost(Runnable action) {
+            session.onLeaseLost(action);
+        }
+
+        @Override
+        public void close() {
+            session.close();
+        }
+    }
+
+    private record SetHold(LockSet set) implements Hold {
+        @Override
+        public void detach() {
+            set.detach();
+        }
+
+        @Override
+        public void onLeaseLost(Runnable action) {
+            set.onLeaseLost(action);
+        }
+
+        @Override
+        public void close() {
+            set.close();
+        }
+    }
+
     /** {@link OnLeaseLost#CANCEL}: a stage that cannot be turned into a future cannot be cancelled, which is logged. */
     private void cancel(CompletionStage<?> stage) {
         try {
@@ -144,7 +224,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         /** Guarded by {@code this}. */
         private boolean interrupted;
 
-        Interruption(LockSession session) {
+        Interruption(Hold session) {
             session.onLeaseLost(this::leaseLost);
         }
 
@@ -163,7 +243,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         }
     }
 
-    private static void closeAfter(Throwable failure, LockSession session) {
+    private static void closeAfter(Throwable failure, Hold session) {
         try {
             session.close();
         } catch (RuntimeException releaseFailure) {
@@ -173,7 +253,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
 
     @Override
     public String toString() {
-        return "@Locked " + method + " [name=" + name + ", waitTime="
+        return "@Locked " + method + " [name" + (names.size() == 1 ? "=" + names.get(0) : "s=" + names) + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
                 + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
                 + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
