@@ -75,7 +75,9 @@ public interface LockManager {
      * @throws LockLostException     when a name the caller is inside is re-entered after its lease was lost
      * @throws LockInterruptedException when the thread is interrupted while waiting
      */
-    LockSet acquireAll(Collection<String> names);
+    default LockSet acquireAll(Collection<String> names) {
+        return acquireAll(names, LockOptions.defaults());
+    }
 
     /**
      * {@link #acquireAll(Collection)} with per-call options: the wait time is the whole set's, the lease time,
@@ -87,7 +89,9 @@ public interface LockManager {
      * Makes exactly one attempt per part and never waits; empty (nothing held) when a part is held by another
      * owner. Other failures as for {@link #acquireAll(Collection)}.
      */
-    Optional<LockSet> tryAcquireAll(Collection<String> names);
+    default Optional<LockSet> tryAcquireAll(Collection<String> names) {
+        return tryAcquireAll(names, LockOptions.defaults().waitTime(Duration.ZERO));
+    }
 
     /**
      * Waits up to the options' wait time like {@link #acquireAll(Collection, LockOptions)}, but answers empty

@@ -101,18 +101,8 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     }
 
     @Override
-    public LockSet acquireAll(Collection<String> names) {
-        return coordinator.acquireAll(names);
-    }
-
-    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return coordinator.acquireAll(names, options);
-    }
-
-    @Override
-    public Optional<LockSet> tryAcquireAll(Collection<String> names) {
-        return coordinator.tryAcquireAll(names);
     }
 
     @Override

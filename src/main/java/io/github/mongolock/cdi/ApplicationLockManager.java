@@ -92,18 +92,8 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
     }
 
     @Override
-    public LockSet acquireAll(Collection<String> names) {
-        return delegate.acquireAll(names);
-    }
-
-    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return delegate.acquireAll(names, options);
-    }
-
-    @Override
-    public Optional<LockSet> tryAcquireAll(Collection<String> names) {
-        return delegate.tryAcquireAll(names);
     }
 
     @Override

@@ -2,14 +2,12 @@ package io.github.mongolock.core;
 
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockInfo;
-import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.LockSet;
-import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -164,18 +162,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     @Override
-    public LockSet acquireAll(Collection<String> names) {
-        return acquireAll(names, LockOptions.defaults());
-    }
-
-    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return sets.acquire(names, options, true).orElseThrow();
-    }
-
-    @Override
-    public Optional<LockSet> tryAcquireAll(Collection<String> names) {
-        return sets.acquire(names, LockOptions.defaults().waitTime(Duration.ZERO), false);
     }
 
     @Override
@@ -231,7 +219,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
             for (int attempt = 0; ; attempt++) {
                 ensureOpen();
                 if (signal != null && caller.isInterrupted()) {
-                    throw interrupted(name, null);
+                    throw AcquireFailures.interrupted(name, null);
                 }
                 long generation = signal == null ? 0 : signal.generation();
                 HeldLock handed = ticket == null ? null : ticket.takeGranted();
@@ -290,7 +278,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                         }
                     }
                     if (throwWhenBusy) {
-                        throw timeout(name, wait, busy.holder().isEmpty() && lastAnswer != null ? lastAnswer : busy);
+                        throw AcquireFailures.timeout(name, wait, busy.holder().isEmpty() && lastAnswer != null ? lastAnswer : busy);
                     }
                     return null;
                 }
@@ -301,7 +289,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                 woken = signal.awaitChange(generation, pause, ticket);
             }
         } catch (InterruptedException interruptedWhileParked) {
-            throw interrupted(name, interruptedWhileParked);
+            throw AcquireFailures.interrupted(name, interruptedWhileParked);
         } finally {
             if (ticket != null) {
                 HeldLock handed = acquisitions.leaveLine(name, ticket);
@@ -399,22 +387,5 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
 
     LockException closedException() {
         return new LockException("This lock manager (" + ownerPrefix + ") is closed: create a new one to acquire locks.");
-    }
-
-    private LockTimeoutException timeout(String name, Duration wait, FreshAttempts.Outcome busy) {
-        StringBuilder message = new StringBuilder("Lock \"").append(name).append("\" was not acquired within ")
-                .append(wait).append(": it is held by ").append(busy.holder().orElse("another owner"));
-        if (busy.takeoverDueIn() != null) {
-            message.append(", which can be taken over in ").append(busy.takeoverDueIn())
-                    .append(" if it stays unrenewed until then");
-        }
-        message.append(". Wait longer, or use tryAcquire to go on without the lock.");
-        return new LockTimeoutException(name, message.toString());
-    }
-
-    private static LockInterruptedException interrupted(String name, InterruptedException cause) {
-        Thread.currentThread().interrupt();
-        return new LockInterruptedException("Interrupted while waiting for lock \"" + name
-                + "\"; nothing was acquired and the interrupt flag is kept.", cause);
     }
 }

@@ -78,18 +78,8 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     }
 
     @Override
-    public LockSet acquireAll(Collection<String> names) {
-        return coordinator.acquireAll(names);
-    }
-
-    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return coordinator.acquireAll(names, options);
-    }
-
-    @Override
-    public Optional<LockSet> tryAcquireAll(Collection<String> names) {
-        return coordinator.tryAcquireAll(names);
     }
 
     @Override
