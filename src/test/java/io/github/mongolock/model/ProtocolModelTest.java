@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Model-checks the lease protocol in {@code spec/MongoLock.tla}, the session design of issue 20
  * in {@code spec/MongoLockSessions.tla}, the token floor of the idle clean-up in
  * {@code spec/TokenFloor.tla}, the frees and takes by others than the holder in
- * {@code spec/LockFrees.tla} and the report of a lost lease to its holder in
- * {@code spec/LeaseLosses.tla} (issue 31), with TLC, run in a
+ * {@code spec/LockFrees.tla}, the report of a lost lease to its holder in
+ * {@code spec/LeaseLosses.tla} (issue 31) and multi-locks in {@code spec/MultiLock.tla}, with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
@@ -92,6 +92,7 @@ class ProtocolModelTest {
     private static final String TOKEN_FLOOR = "TokenFloor.tla";
     private static final String FREES = "LockFrees.tla";
     private static final String LOSSES = "LeaseLosses.tla";
+    private static final String MULTI = "MultiLock.tla";
     private static final Pattern COMMENT = Pattern.compile("(?m)^\\s*\\\\\\*.*\\R?");
     /**
      * The runs, started or done, by configuration; a control run by module and control configuration
@@ -179,7 +180,9 @@ class ProtocolModelTest {
                 Case.pass(SESSIONS, "MongoLockSessions.cfg", true),
                 Case.pass(SESSIONS, "MongoLockSessionsTwoLocks.cfg", false),
                 Case.pass(SESSIONS, "MongoLockSessionsLate.cfg", false),
-                Case.pass(LOSSES, "LeaseLosses.cfg", true));
+                Case.pass(LOSSES, "LeaseLosses.cfg", true),
+                Case.pass(MULTI, "MultiLock.cfg", true),
+                Case.pass(MULTI, "MultiLockTimeouts.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
                 Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
@@ -201,7 +204,10 @@ class ProtocolModelTest {
                 Case.broken(FREES, "LockFreesNoSignal.cfg", "ToldAtNextRenewal"),
                 Case.broken(FREES, "LockFreesAnySession.cfg", "AtMostOneBeliever"),
                 Case.broken(LOSSES, "LeaseLossesSkipLocked.cfg", "ReportedAtRest"),
-                Case.brokenProperty(LOSSES, "LeaseLossesSkipLockedLiveness.cfg", "LossEventuallyReported"));
+                Case.brokenProperty(LOSSES, "LeaseLossesSkipLockedLiveness.cfg", "LossEventuallyReported"),
+                Case.broken(MULTI, "MultiLockBrokenOrder.cfg", "NoCircularWait"),
+                Case.brokenProperty(MULTI, "MultiLockBrokenOrderLiveness.cfg", "EveryoneGetsItsSet"),
+                Case.broken(MULTI, "MultiLockBrokenTimeout.cfg", "AllOrNothingAtRest"));
         List<Case> all = new ArrayList<>(passing);
         for (Case c : broken) {
             all.add(c);
