@@ -24,6 +24,8 @@ import java.util.TreeSet;
  */
 public final class LockSets {
 
+    private static final System.Logger LOG = System.getLogger(LockSets.class.getName());
+
     private final LockManager locks;
     private final MonotonicClock clock;
     private final Duration defaultWait;
@@ -109,9 +111,13 @@ public final class LockSets {
             } catch (RuntimeException releaseFailure) {
                 if (failure != null) {
                     failure.addSuppressed(releaseFailure);
+                } else {
+                    // An empty tryAcquireAll has no exception to carry it. The part was lost or MongoDB is down:
+                    // either way it is not renewed any more and frees itself when its lease ends.
+                    LOG.log(System.Logger.Level.WARNING, "mongolock: lock " + LockArguments.quote(taken.get(i).name())
+                            + ", taken for a multi-lock that then stayed busy, could not be released; it frees itself"
+                            + " when its lease ends: " + releaseFailure.getMessage());
                 }
-                // With no failure to carry it (an empty tryAcquireAll), the part was lost or MongoDB is down:
-                // either way it is not renewed any more and frees itself when its lease ends.
             }
         }
     }
