@@ -174,7 +174,27 @@ abstract class MultiLockContract {
                 () -> node.acquireAll(List.of("a", "b"), LockOptions.defaults().waitTime(Duration.ofSeconds(-1))));
         assertThrows(LockConfigurationException.class,
                 () -> node.acquireAll(List.of("a", "b"), LockOptions.defaults().leaseTime(Duration.ofMillis(1))));
+        assertThrows(LockConfigurationException.class,
+                () -> node.acquireAll(List.of("a", "b"), LockOptions.defaults().holdAtLeast(Duration.ofSeconds(-1))));
         assertTrue(node.inspect("a").isEmpty(), "nothing may be written for a refused set");
+    }
+
+    @Test
+    void aDetachedSetIsNotReenteredUntilAttached() throws Exception {
+        LockManager node = node("node-1");
+        try (LockSet set = node.acquireAll(List.of("a", "b"))) {
+            set.detach();
+            assertTrue(node.tryAcquire("a").isEmpty(), "detached: this thread is another caller now");
+            assertTrue(node.tryAcquireAll(List.of("b", "c")).isEmpty());
+            assertTrue(node.inspect("c").isEmpty(), "nothing of {b, c} is held: b was busy");
+            CompletableFuture.runAsync(() -> {
+                set.attach();
+                try (LockSet nested = node.acquireAll(List.of("a", "b"), waiting(Duration.ZERO))) {
+                    assertEquals(2, nested.sessions().get(0).holdCount(), "attached on this thread: re-entered");
+                }
+            }).get(10, TimeUnit.SECONDS);
+        }
+        assertTrue(node.inspect("a").isEmpty() && node.inspect("b").isEmpty());
     }
 
     @Test
