@@ -332,7 +332,11 @@ class ProtocolModelTest {
                     "-XX:+UseParallelGC",
                     // TLC sizes its fingerprint set from the heap: a quarter of this machine's memory by default,
                     // which every run zeroes; a gigabyte holds far more states than any configuration here has.
-                    "-Xmx1g"));
+                    "-Xmx1g",
+                    // TLC copies its standard modules (Naturals.tla, ...) to the temporary directory and parses them
+                    // from there: two runs starting at once (or another build's) in a shared /tmp read each other's
+                    // half-written copies ("Module-Table lookup failure", exit 150). Each run gets its own.
+                    "-Djava.io.tmpdir=" + workDir));
             if (c.expect() != Expect.PASS && c.expect() != Expect.PASS_WITH_LIVENESS) {
                 // Seconds-long runs: the C2 compiler's work would not pay off before they end (measured: a
                 // control run 6.1 s -> 3.7 s; a minute-long run is slower without C2, so the passing ones keep it).
