@@ -196,6 +196,21 @@ class MultiLockedTest {
         assertThrows(LockConfigurationException.class, () -> operations.get(BrokenSets.class, BrokenSets.class.getMethod("none")));
     }
 
+    /** The override keys name the method, not the locks: wait-time is the set's, lease-time every part's. */
+    @Test
+    void overrideKeysApplyToTheWholeSet() {
+        String method = Transfers.class.getName() + "/transfer/Locked/";
+        LockedOperations operations = new LockedOperations(ConfigReader.whileBuilding(WeldNodes.config(
+                Map.of(method + "wait-time", "PT1S", method + "lease-time", "PT45S", "Locked/hold-at-least", "PT0.5S"))));
+        List<String> problems = new ArrayList<>();
+        operations.registerAll(Transfers.class, problems);
+        assertEquals(List.of(), problems);
+        LockOptions options = operations.find(Transfers.class, transferMethod()).orElseThrow().options();
+        assertEquals(java.util.Optional.of(Duration.ofSeconds(1)), options.waitTime());
+        assertEquals(java.util.Optional.of(Duration.ofSeconds(45)), options.leaseTime());
+        assertEquals(Duration.ofMillis(500), options.holdAtLeast());
+    }
+
     private static java.lang.reflect.Method transferMethod() {
         try {
             return Transfers.class.getMethod("transfer", int.class, int.class, long.class);
