@@ -51,10 +51,20 @@ public interface LockSet extends AutoCloseable {
      */
     LockSet onLeaseLost(Runnable action);
 
-    /** {@link LockSession#detach() Detaches} every part from the acquiring thread. Idempotent. @return this set */
+    /**
+     * {@link LockSession#detach() Detaches} every part from the thread it is bound to. Idempotent.
+     *
+     * @return this set
+     */
     LockSet detach();
 
-    /** {@link LockSession#attach() Attaches} every part to the calling thread. @return this set */
+    /**
+     * {@link LockSession#attach() Attaches} every part to the calling thread, so nested acquires of its names made
+     * here re-enter.
+     *
+     * @return this set
+     * @throws LockException when the set is already closed
+     */
     LockSet attach();
 
     /**
