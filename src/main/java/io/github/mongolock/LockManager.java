@@ -1,6 +1,7 @@
 package io.github.mongolock;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -29,7 +30,9 @@ public interface LockManager {
      * @throws LockInterruptedException when the thread is interrupted while waiting
      * @throws LockConfigurationException when the name breaks the naming rules
      */
-    LockSession acquire(String name);
+    default LockSession acquire(String name) {
+        return acquire(name, LockOptions.defaults());
+    }
 
     /**
      * Acquires {@code name}, waiting up to {@code waitFor}; {@link Duration#ZERO} makes exactly one
@@ -44,7 +47,9 @@ public interface LockManager {
     LockSession acquire(String name, LockOptions options);
 
     /** Makes exactly one attempt and never waits; empty when another owner holds the lock. */
-    Optional<LockSession> tryAcquire(String name);
+    default Optional<LockSession> tryAcquire(String name) {
+        return tryAcquire(name, LockOptions.defaults().waitTime(Duration.ZERO));
+    }
 
     /**
      * Waits up to the options' wait time like {@link #acquire(String, LockOptions)}, but answers
@@ -67,4 +72,44 @@ public interface LockManager {
      * @throws LockConfigurationException when the name breaks the naming rules or the limit is below 1
      */
     Permits permits(String name, int limit);
+
+    /**
+     * Acquires every lock in {@code names}, all or nothing, waiting up to the manager's default wait time for
+     * the whole set: the distinct names (duplicates collapsed) are each checked against the naming rules
+     * before anything is written, then taken one at a time in their canonical order ({@link String#compareTo}),
+     * so that callers wanting overlapping sets never deadlock. Each part is acquired exactly as
+     * {@link #acquire(String, LockOptions)} would (a name the caller is already inside re-enters) and gets what
+     * is left of the one wait time; once it has run out, each remaining part gets one attempt. When a part
+     * stays busy or any part fails, the parts already taken are released, in reverse order, before the
+     * exception is thrown: nothing of the set is held afterwards.
+     *
+     * @throws LockTimeoutException  when a part is still held by another owner at the end of the wait; names that part
+     * @throws LockConfigurationException when {@code names} is empty or a name breaks the naming rules
+     * @throws LockStoreException    when MongoDB cannot be reached or refuses the operation
+     * @throws LockLostException     when a name the caller is inside is re-entered after its lease was lost
+     * @throws LockInterruptedException when the thread is interrupted while waiting
+     */
+    default LockSet acquireAll(Collection<String> names) {
+        return acquireAll(names, LockOptions.defaults());
+    }
+
+    /**
+     * {@link #acquireAll(Collection)} with per-call options: the wait time is the whole set's, the lease time,
+     * minimum hold, lease-loss policy and metrics group apply to every part.
+     */
+    LockSet acquireAll(Collection<String> names, LockOptions options);
+
+    /**
+     * Makes exactly one attempt per part and never waits; empty (nothing held) when a part is held by another
+     * owner. Other failures as for {@link #acquireAll(Collection)}.
+     */
+    default Optional<LockSet> tryAcquireAll(Collection<String> names) {
+        return tryAcquireAll(names, LockOptions.defaults().waitTime(Duration.ZERO));
+    }
+
+    /**
+     * Waits up to the options' wait time like {@link #acquireAll(Collection, LockOptions)}, but answers empty
+     * (nothing held) instead of throwing {@link LockTimeoutException} when a part stays busy.
+     */
+    Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options);
 }

@@ -22,6 +22,9 @@ import java.lang.annotation.Target;
  *
  * @Locked(value = "nightly-report", onBusy = Locked.OnBusy.SKIP)
  * public void nightlyReport() { ... }
+ *
+ * @Locked({"account-{0}", "account-{1}"})              // both locks, all or nothing
+ * public void transfer(String from, String to, long cents) { ... }
  * }</pre>
  *
  * <p>Every member is read and checked once, when the application deploys: a bad duration, an
@@ -45,13 +48,18 @@ import java.lang.annotation.Target;
 public @interface Locked {
 
     /**
-     * The lock name template. Empty: {@code <declaring class>.<method>}, e.g.
-     * {@code com.acme.Billing.runInvoices}. {@code {0}}, {@code {1}}, ... insert the argument at
-     * that position, {@code {accountId}} the argument of that parameter (needs {@code -parameters}),
-     * each through {@link String#valueOf(Object)}; <code>{{</code> and <code>}}</code> stand for literal braces.
+     * The lock name template, or several: {@code @Locked("invoice-run")} takes one lock,
+     * {@code @Locked({"account-{0}", "account-{1}"})} a multi-lock, all or nothing, as
+     * {@link LockManager#acquireAll} does (the names made for a call are taken in their canonical order,
+     * duplicates collapsed, within one wait time; see docs/multi-locks.md). Empty (the default):
+     * {@code <declaring class>.<method>}, e.g. {@code com.acme.Billing.runInvoices}; an empty template among
+     * several, no template ({@code {}}) or the same template twice is a deployment error. {@code {0}},
+     * {@code {1}}, ... insert the argument at that position, {@code {accountId}} the argument of that parameter
+     * (needs {@code -parameters}), each through {@link String#valueOf(Object)}; <code>{{</code> and
+     * <code>}}</code> stand for literal braces.
      */
     @Nonbinding
-    String value() default "";
+    String[] value() default "";
 
     /**
      * How long to wait for a busy lock, ISO-8601 ({@code PT5S}; {@code PT0S}: one attempt). Empty:

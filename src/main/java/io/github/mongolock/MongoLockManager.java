@@ -15,6 +15,7 @@ import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.mongo.RedactedUri;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -109,6 +110,16 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     @Override
     public Permits permits(String name, int limit) {
         return coordinator.permits(name, limit);
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names, LockOptions options) {
+        return coordinator.acquireAll(names, options);
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options) {
+        return coordinator.tryAcquireAll(names, options);
     }
 
     /** The configured (or generated) instance id: the first part of every owner this manager writes. */

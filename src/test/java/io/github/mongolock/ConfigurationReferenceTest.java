@@ -344,6 +344,11 @@ class ConfigurationReferenceTest {
         if (value instanceof Enum<?> constant) {
             return constant.name();
         }
+        if (value instanceof String[] values) {
+            // As the annotation writes it: one element without braces (@Locked's value() default "").
+            return values.length == 1 ? render(values[0])
+                    : java.util.Arrays.stream(values).map(ConfigurationReferenceTest::render).collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+        }
         return "".equals(value) ? "\"\"" : String.valueOf(value);
     }
 

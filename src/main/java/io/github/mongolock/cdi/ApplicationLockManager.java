@@ -5,9 +5,11 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.MongoLockManager;
 import io.github.mongolock.memory.InMemoryLockManager;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -92,6 +94,16 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
     @Override
     public io.github.mongolock.Permits permits(String name, int limit) {
         return delegate.permits(name, limit);
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names, LockOptions options) {
+        return delegate.acquireAll(names, options);
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options) {
+        return delegate.tryAcquireAll(names, options);
     }
 
     @Override

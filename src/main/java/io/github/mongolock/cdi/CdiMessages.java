@@ -150,6 +150,30 @@ final class CdiMessages {
                 + " returns. Remove holdAtLeast, or use a lock (permits = 0).";
     }
 
+    static String permitsWithSeveralNames(String method, List<String> templates) {
+        return id(29) + "@Locked(permits) on " + method + " names several templates " + quoted(templates) + ": a method runs"
+                + " holding one permit of one semaphore. Name one semaphore, or use permits = 0 for a multi-lock.";
+    }
+
+    static String noNameTemplate(String method) {
+        return id(26) + "@Locked({}) on " + method + " names no lock: give one name template, several for a multi-lock"
+                + " (e.g. @Locked({\"account-{0}\", \"account-{1}\"})), or leave value out for <class>.<method>.";
+    }
+
+    static String emptyTemplateInMultiLock(String method, List<String> templates) {
+        return id(27) + "@Locked(" + quoted(templates) + ") on " + method + " has an empty name template among several:"
+                + " the default name <class>.<method> is for a single lock only. Write each lock's name template.";
+    }
+
+    static String repeatedTemplate(String method, List<String> templates, String template) {
+        return id(28) + "@Locked(" + quoted(templates) + ") on " + method + " names the template \"" + template + "\" twice,"
+                + " which always makes the same lock: list each template once.";
+    }
+
+    private static String quoted(List<String> templates) {
+        return templates.stream().map(template -> "\"" + template + "\"").collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+    }
+
     private static String id(int number) {
         return PREFIX + String.format("%03d", number) + ": ";
     }

@@ -6,11 +6,14 @@ import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.core.LockArguments;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +25,8 @@ import java.util.concurrent.CompletionStage;
  * when busy, and how the return type holds the lock. Running it parses nothing. Immutable and thread-safe.
  *
  * @param method    the method, as shown in messages ({@code com.acme.Billing.charge(String, long)})
- * @param name      the lock name template
+ * @param names     the lock name templates: one for a single lock, several for a multi-lock
+ *                  ({@link LockManager#acquireAll}: the names made for a call, taken together, all or nothing)
  * @param options   the wait and lease times; unset ones are the manager's defaults
  *                  ({@code mongolock.wait-time}, {@code mongolock.lease-time})
  * @param onBusy    what happens when the lock stays busy for the whole wait time
@@ -34,14 +38,18 @@ import java.util.concurrent.CompletionStage;
  * @param permits   0: the method runs under a lock; N from 1: holding one permit of the semaphore of that name with
  *                  limit N ({@link io.github.mongolock.Permits})
  */
-record LockedOperation(String method, NameTemplate name, LockOptions options, Locked.OnBusy onBusy,
-                       OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun, int permits) {
+record LockedOperation(String method, List<NameTemplate> names, LockOptions options, Locked.OnBusy onBusy,
+                       OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun,
+                       int permits) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
     LockedOperation {
         Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(name, "name");
+        names = List.copyOf(names);
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("no name template for " + method);
+        }
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onBusy, "onBusy");
         Objects.requireNonNull(onLeaseLost, "onLeaseLost");
@@ -55,16 +63,11 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
      * a pending stage, no later call re-enters that hold.
      */
     Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
-        String lockName = name.render(invocation.getParameters());
-        Optional<Held> acquired = permits > 0 ? acquirePermit(locks, lockName) : acquireLock(locks, lockName);
-        if (acquired.isEmpty()) {
-            if (LOG.isLoggable(Level.DEBUG)) {
-                LOG.log(Level.DEBUG, "mongolock: {0} {1} is busy, skipped {2}", permits > 0 ? "semaphore" : "lock",
-                        LockArguments.quote(lockName), method);
-            }
+        Hold session = permits > 0 ? permit(locks, invocation)
+                : names.size() == 1 ? single(locks, invocation) : set(locks, invocation);
+        if (session == null) {
             return returns.nothing(scheduledRun);
         }
-        Held session = acquired.get();
         Interruption interruption = onLeaseLost == OnLeaseLost.INTERRUPT ? new Interruption(session) : null;
         Object result;
         try {
@@ -122,68 +125,118 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         return result;
     }
 
-    /** The lock, waiting or (SKIP) trying once; empty when SKIP found it busy. */
-    private Optional<Held> acquireLock(LockManager locks, String lockName) {
+    /** One permit of the semaphore the name template makes, or null when none was free and the method is skipped. */
+    private Hold permit(LockManager locks, InvocationContext invocation) {
+        String semaphoreName = names.get(0).render(invocation.getParameters());
+        Permits semaphore = locks.permits(semaphoreName, permits);
         if (onBusy == Locked.OnBusy.SKIP) {
-            return locks.tryAcquire(lockName, options).map(Held::of);
+            Optional<PermitHold> acquired = semaphore.tryAcquire(1, options);
+            if (acquired.isEmpty()) {
+                skipped("semaphore " + LockArguments.quote(semaphoreName));
+                return null;
+            }
+            return new PermitHolding(acquired.get());
         }
-        return Optional.of(Held.of(locks.acquire(lockName, options)));
+        return new PermitHolding(semaphore.acquire(1, options));
     }
 
-    /** One permit of the semaphore {@code lockName}, waiting or (SKIP) trying once; empty when SKIP found none free. */
-    private Optional<Held> acquirePermit(LockManager locks, String lockName) {
-        Permits semaphore = locks.permits(lockName, permits);
+    /** The call's one lock, or null when it stayed busy and the method is skipped. */
+    private Hold single(LockManager locks, InvocationContext invocation) {
+        String lockName = names.get(0).render(invocation.getParameters());
         if (onBusy == Locked.OnBusy.SKIP) {
-            return semaphore.tryAcquire(1, options).map(Held::of);
+            Optional<LockSession> acquired = locks.tryAcquire(lockName, options);
+            if (acquired.isEmpty()) {
+                skipped("lock " + LockArguments.quote(lockName));
+                return null;
+            }
+            return new SessionHold(acquired.get());
         }
-        return Optional.of(Held.of(semaphore.acquire(1, options)));
+        return new SessionHold(locks.acquire(lockName, options));
     }
 
-    /** What a call holds while it runs, a lock's session or a semaphore's permit, as the call's steps use it. */
-    private interface Held {
-        void close();
+    /**
+     * The call's locks, all or nothing, or null when one stayed busy and the method is skipped. Names the
+     * arguments make equal are one lock (e.g. a transfer from an account to itself).
+     */
+    private Hold set(LockManager locks, InvocationContext invocation) {
+        List<String> lockNames = new ArrayList<>(names.size());
+        for (NameTemplate name : names) {
+            lockNames.add(name.render(invocation.getParameters()));
+        }
+        if (onBusy == Locked.OnBusy.SKIP) {
+            Optional<LockSet> acquired = locks.tryAcquireAll(lockNames, options);
+            if (acquired.isEmpty()) {
+                skipped("locks " + lockNames.stream().map(LockArguments::quote).toList());
+                return null;
+            }
+            return new SetHold(acquired.get());
+        }
+        return new SetHold(locks.acquireAll(lockNames, options));
+    }
 
-        /** No other caller on this thread may re-enter it once the call has returned a pending stage. */
+    private void skipped(String what) {
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "mongolock: {0} is busy, skipped {1}", what, method);
+        }
+    }
+
+    /** What a call holds, one session, a set or a permit: the interceptor does the same three things to each. */
+    private interface Hold {
         void detach();
 
         void onLeaseLost(Runnable action);
 
-        static Held of(LockSession session) {
-            return new Held() {
-                @Override
-                public void close() {
-                    session.close();
-                }
+        void close();
+    }
 
-                @Override
-                public void detach() {
-                    session.detach();
-                }
-
-                @Override
-                public void onLeaseLost(Runnable action) {
-                    session.onLeaseLost(action);
-                }
-            };
+    private record SessionHold(LockSession session) implements Hold {
+        @Override
+        public void detach() {
+            session.detach();
         }
 
-        static Held of(PermitHold hold) {
-            return new Held() {
-                @Override
-                public void close() {
-                    hold.close();
-                }
+        @Override
+        public void onLeaseLost(Runnable action) {
+            session.onLeaseLost(action);
+        }
 
-                @Override
-                public void detach() {
-                    // Permits are not re-entrant and bound to no thread: nothing to unbind.
-                }
+        @Override
+        public void close() {
+            session.close();
+        }
+    }
 
-                @Override
-                public void onLeaseLost(Runnable action) {
-                    hold.onLeaseLost(action);
-                }
-            };
+    private record SetHold(LockSet set) implements Hold {
+        @Override
+        public void detach() {
+            set.detach();
+        }
+
+        @Override
+        public void onLeaseLost(Runnable action) {
+            set.onLeaseLost(action);
+        }
+
+        @Override
+        public void close() {
+            set.close();
+        }
+    }
+
+    private record PermitHolding(PermitHold hold) implements Hold {
+        @Override
+        public void detach() {
+            // Permits are not re-entrant and bound to no thread: nothing to unbind.
+        }
+
+        @Override
+        public void onLeaseLost(Runnable action) {
+            hold.onLeaseLost(action);
+        }
+
+        @Override
+        public void close() {
+            hold.close();
         }
     }
 
@@ -209,7 +262,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         /** Guarded by {@code this}. */
         private boolean interrupted;
 
-        Interruption(Held session) {
+        Interruption(Hold session) {
             session.onLeaseLost(this::leaseLost);
         }
 
@@ -228,7 +281,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
         }
     }
 
-    private static void closeAfter(Throwable failure, Held session) {
+    private static void closeAfter(Throwable failure, Hold session) {
         try {
             session.close();
         } catch (RuntimeException releaseFailure) {
@@ -238,7 +291,7 @@ record LockedOperation(String method, NameTemplate name, LockOptions options, Lo
 
     @Override
     public String toString() {
-        return "@Locked " + method + " [name=" + name + ", waitTime="
+        return "@Locked " + method + " [name" + (names.size() == 1 ? "=" + names.get(0) : "s=" + names) + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
                 + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
                 + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (permits > 0 ? ", permits=" + permits : "") + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";

@@ -32,6 +32,8 @@ final class LockedOperations {
     static final String LEASE_TIME = "lease-time";
     static final String HOLD_AT_LEAST = "hold-at-least";
     static final String PERMITS = "permits";
+    /** {@link LockOptions#metricsGroup}'s limit. */
+    private static final int MAX_GROUP = 255;
 
     private record Key(Class<?> beanClass, Method method) {
     }
@@ -118,7 +120,7 @@ final class LockedOperations {
     private Optional<LockedOperation> create(Class<?> beanClass, Method method, Locked locked, List<String> problems) {
         int before = problems.size();
         String label = label(method);
-        Optional<NameTemplate> name = NameTemplate.parse(locked.value(), method, label, problems);
+        Optional<List<NameTemplate>> names = templates(method, label, List.of(locked.value()), problems);
         Optional<Duration> wait = lookup(beanClass, method, WAIT_TIME, problems)
                 .flatMap(key -> config.waitTime(key, problems))
                 .or(() -> locked.waitTime().isBlank() ? Optional.empty()
@@ -136,6 +138,9 @@ final class LockedOperations {
                 () -> checkedPermits("@Locked(permits) on " + label, locked.permits(), problems));
         if (permits > 0 && holdAtLeast.isPresent() && !holdAtLeast.get().isZero()) {
             problems.add(CdiMessages.permitsWithMinimumHold(label));
+        }
+        if (permits > 0 && locked.value().length > 1) {
+            problems.add(CdiMessages.permitsWithSeveralNames(label, List.of(locked.value())));
         }
         ReturnKind returns = ReturnKind.of(method.getReturnType());
         String returnType = method.getGenericReturnType().getTypeName();
@@ -169,9 +174,11 @@ final class LockedOperations {
         if (holdAtLeast.isPresent()) {
             options = options.holdAtLeast(holdAtLeast.get());
         }
-        // Metrics report the template ("account-{0}"), never each account's lock: few time series.
-        options = options.metricsGroup(name.orElseThrow().toString());
-        return Optional.of(new LockedOperation(label, name.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
+        // Metrics report the template ("account-{0}"), never each account's lock: few time series. A multi-lock's
+        // parts share one group, its templates.
+        String group = names.orElseThrow().stream().map(NameTemplate::toString).collect(Collectors.joining(", "));
+        options = options.metricsGroup(group.length() > MAX_GROUP ? group.substring(0, MAX_GROUP) : group);
+        return Optional.of(new LockedOperation(label, names.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
                 returns, ScheduledAsynchronous.isScheduled(method), permits));
     }
 
@@ -181,6 +188,31 @@ final class LockedOperations {
             return 0;
         }
         return value;
+    }
+
+    /**
+     * The name templates of {@code @Locked(value)}: one, or several for a multi-lock, each parsed as a single
+     * one is; none, an empty one among several or one given twice is a problem.
+     */
+    private static Optional<List<NameTemplate>> templates(Method method, String label, List<String> values,
+                                                          List<String> problems) {
+        if (values.isEmpty()) {
+            problems.add(CdiMessages.noNameTemplate(label));
+            return Optional.empty();
+        }
+        int before = problems.size();
+        if (values.size() > 1 && values.contains("")) {
+            problems.add(CdiMessages.emptyTemplateInMultiLock(label, values));
+        }
+        values.stream().filter(value -> values.indexOf(value) != values.lastIndexOf(value)).distinct()
+                .forEach(repeated -> problems.add(CdiMessages.repeatedTemplate(label, values, repeated)));
+        List<NameTemplate> parsed = new ArrayList<>();
+        for (String value : values) {
+            if (!value.isEmpty() || values.size() == 1) {
+                NameTemplate.parse(value, method, label, problems).ifPresent(parsed::add);
+            }
+        }
+        return problems.size() > before ? Optional.empty() : Optional.of(parsed);
     }
 
     /** The most specific override key that is set, if any. */

@@ -7,11 +7,13 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.Permits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -69,6 +71,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
     private final PermitCoordinator permitCoordinator;
+    private final LockSets sets;
     private volatile boolean closed;
 
     public LockCoordinator(LockStore store, String ownerPrefix, Duration defaultLease, Duration defaultWait,
@@ -129,12 +132,8 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
                 fresh::pending, losses, permitCoordinator.sessionHolders());
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
+        this.sets = new LockSets(this, clock, this.defaultWait, this.defaultLease);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed, permitReports));
-    }
-
-    @Override
-    public LockSession acquire(String name) {
-        return acquire(name, LockOptions.defaults());
     }
 
     @Override
@@ -148,11 +147,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     @Override
-    public Optional<LockSession> tryAcquire(String name) {
-        return Optional.ofNullable(reported.acquire(name, LockOptions.defaults().waitTime(Duration.ZERO), false));
-    }
-
-    @Override
     public Optional<LockSession> tryAcquire(String name, LockOptions options) {
         return Optional.ofNullable(reported.acquire(name, options, false));
     }
@@ -161,6 +155,16 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         return store.inspect(LockArguments.checkName(name));
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names, LockOptions options) {
+        return sets.acquire(names, options, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options) {
+        return sets.acquire(names, options, false);
     }
 
     /** What the push wake-up is doing (for health checks and diagnostics). */
@@ -374,8 +378,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
     }
 
-    /** {@link Permits}: see {@link LockManager#permits}; the store must keep semaphores ({@link LockStore#permitStore}). */
-    @Override
+    @Override // the store must keep semaphores (LockStore.permitStore)
     public Permits permits(String name, int limit) {
         ensureOpen();
         return permitCoordinator.permits(name, limit);

@@ -7,12 +7,14 @@ import io.github.mongolock.LockListener;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
+import io.github.mongolock.LockSet;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.MonotonicClock;
 import io.github.mongolock.core.ReleaseFeed;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -78,6 +80,16 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     @Override
     public io.github.mongolock.Permits permits(String name, int limit) {
         return coordinator.permits(name, limit);
+    }
+
+    @Override
+    public LockSet acquireAll(Collection<String> names, LockOptions options) {
+        return coordinator.acquireAll(names, options);
+    }
+
+    @Override
+    public Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options) {
+        return coordinator.tryAcquireAll(names, options);
     }
 
     /** The instance id given to the builder (or generated): the first part of every owner this manager writes. */

@@ -153,7 +153,7 @@ class ConfigOverrideTest {
                     .resolved(beanClass, beanClass.getMethod(method));
             LockOptions resolved = operation.orElseThrow(() -> new AssertionError("not resolved at deployment: " + method))
                     .options();
-            assertEquals(Optional.of(operation.get().name().toString()), resolved.metricsGroup(),
+            assertEquals(Optional.of(operation.get().names().get(0).toString()), resolved.metricsGroup(),
                     "metrics report the name template");
             // The durations, as the assertions compare them.
             LockOptions durations = LockOptions.defaults().holdAtLeast(resolved.holdAtLeast());

@@ -126,7 +126,7 @@ class LockedMethodsTest {
 
     private static Map<String, String> names(Map<Method, Locked> found) {
         Map<String, String> names = new TreeMap<>();
-        found.forEach((method, locked) -> names.put(method.getDeclaringClass().getSimpleName() + "." + method.getName(), locked.value()));
+        found.forEach((method, locked) -> names.put(method.getDeclaringClass().getSimpleName() + "." + method.getName(), String.join(",", locked.value())));
         return names;
     }
 }

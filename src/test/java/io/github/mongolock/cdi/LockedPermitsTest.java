@@ -69,6 +69,10 @@ class LockedPermitsTest {
         @Locked(value = "report", permits = 2, holdAtLeast = "PT1M")
         public void withMinimumHold() {
         }
+
+        @Locked(value = {"export-{0}", "import-{0}"}, permits = 2)
+        public void severalNames(String region) {
+        }
     }
 
     private WeldContainer nodeA;
@@ -113,12 +117,14 @@ class LockedPermitsTest {
     }
 
     @Test
-    void aNegativeLimitOrAMinimumHoldBesidePermitsStopsTheDeploymentNamingBoth(TestMongo mongo) {
+    void aNegativeLimitAMinimumHoldOrSeveralNamesBesidePermitsStopTheDeploymentNamingEach(TestMongo mongo) {
         String report = DeploymentErrorTest.deploymentFailure(WeldNodes.settings(mongo, mongo.freshDatabase()), BadPermits.class);
         assertTrue(report.contains("MONGOLOCK-CDI-024: @Locked(permits) on " + BadPermits.class.getName()
                 + ".negative() = -1 is not valid: write 0 for a lock"), report);
         assertTrue(report.contains("MONGOLOCK-CDI-025: @Locked(permits) on " + BadPermits.class.getName()
                 + ".withMinimumHold() asks for a minimum hold too"), report);
+        assertTrue(report.contains("MONGOLOCK-CDI-029: @Locked(permits) on " + BadPermits.class.getName()
+                + ".severalNames(String) names several templates {\"export-{0}\", \"import-{0}\"}"), report);
     }
 
     @Test

@@ -233,7 +233,7 @@ class ScheduledAsynchronousTest {
         }
 
         private void runAtEveryTick(InvocationContext invocation, CompletableFuture<Object> schedule) {
-            String lockName = invocation.getMethod().getAnnotation(Locked.class).value();
+            String lockName = invocation.getMethod().getAnnotation(Locked.class).value()[0];
             try {
                 while (!schedule.isDone() && ticks.awaitTick()) {
                     ticks.beforeRun(locks.inspect(lockName).isPresent());

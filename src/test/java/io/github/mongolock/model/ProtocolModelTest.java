@@ -35,8 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * in {@code spec/MongoLockSessions.tla}, the token floor of the idle clean-up in
  * {@code spec/TokenFloor.tla}, the frees and takes by others than the holder in
  * {@code spec/LockFrees.tla}, the report of a lost lease to its holder in
- * {@code spec/LeaseLosses.tla} (issue 31) and the leased semaphore in {@code spec/Permits.tla}
- * (issue 32), with TLC, run in a
+ * {@code spec/LeaseLosses.tla} (issue 31), the leased semaphore in {@code spec/Permits.tla}
+ * (issue 32) and multi-locks in {@code spec/MultiLock.tla}, with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
@@ -94,6 +94,7 @@ class ProtocolModelTest {
     private static final String FREES = "LockFrees.tla";
     private static final String LOSSES = "LeaseLosses.tla";
     private static final String PERMITS = "Permits.tla";
+    private static final String MULTI = "MultiLock.tla";
     private static final Pattern COMMENT = Pattern.compile("(?m)^\\s*\\\\\\*.*\\R?");
     /**
      * The runs, started or done, by configuration; a control run by module and control configuration
@@ -187,7 +188,9 @@ class ProtocolModelTest {
                 Case.pass(SESSIONS, "MongoLockSessionsLate.cfg", false),
                 Case.pass(LOSSES, "LeaseLosses.cfg", true),
                 Case.pass(PERMITS, "Permits.cfg", true),
-                Case.pass(PERMITS, "PermitsLate.cfg", false));
+                Case.pass(PERMITS, "PermitsLate.cfg", false),
+                Case.pass(MULTI, "MultiLock.cfg", true),
+                Case.pass(MULTI, "MultiLockTimeouts.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
                 Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
@@ -213,7 +216,10 @@ class ProtocolModelTest {
                 Case.broken(PERMITS, "PermitsPullByRead.cfg", "AtMostLimitBelievers"),
                 Case.broken(PERMITS, "PermitsPullWithoutVersion.cfg", "AtMostLimitBelievers"),
                 Case.broken(PERMITS, "PermitsGrantWithoutUsed.cfg", "AtMostLimitBelievers"),
-                Case.broken(PERMITS, "PermitsReleaseAnyEntry.cfg", "AtMostLimitBelievers"));
+                Case.broken(PERMITS, "PermitsReleaseAnyEntry.cfg", "AtMostLimitBelievers"),
+                Case.broken(MULTI, "MultiLockBrokenOrder.cfg", "NoCircularWait"),
+                Case.brokenProperty(MULTI, "MultiLockBrokenOrderLiveness.cfg", "EveryoneGetsItsSet"),
+                Case.broken(MULTI, "MultiLockBrokenTimeout.cfg", "AllOrNothingAtRest"));
         List<Case> all = new ArrayList<>(passing);
         for (Case c : broken) {
             all.add(c);
@@ -338,7 +344,11 @@ class ProtocolModelTest {
                     "-XX:+UseParallelGC",
                     // TLC sizes its fingerprint set from the heap: a quarter of this machine's memory by default,
                     // which every run zeroes; a gigabyte holds far more states than any configuration here has.
-                    "-Xmx1g"));
+                    "-Xmx1g",
+                    // TLC copies its standard modules (Naturals.tla, ...) to the temporary directory and parses them
+                    // from there: two runs starting at once (or another build's) in a shared /tmp read each other's
+                    // half-written copies ("Module-Table lookup failure", exit 150). Each run gets its own.
+                    "-Djava.io.tmpdir=" + workDir));
             if (c.expect() != Expect.PASS && c.expect() != Expect.PASS_WITH_LIVENESS) {
                 // Seconds-long runs: the C2 compiler's work would not pay off before they end (measured: a
                 // control run 6.1 s -> 3.7 s; a minute-long run is slower without C2, so the passing ones keep it).
