@@ -134,7 +134,8 @@ final class PermitAdmin {
                     .orElseThrow(() -> refused(name, owner, owner + " holds none of its permits (released, or taken back"
                             + " since); its holders now are " + holders(seen) + ". Inspect it again and release one of those"));
             Bson update = combine(pull(HOLDERS, new Document(OWNER, owner)), inc(USED, -holder.permits()), inc(VERSION, 1L),
-                    set(REVOKED_OWNER, owner), set(REVOKED_BY, operator), set(REVOKED_REASON, reason), currentDate(REVOKED_AT));
+                    set(REVOKED_OWNER, owner), set(REVOKED_BY, operator), set(REVOKED_REASON, reason), currentDate(REVOKED_AT),
+                    currentDate(LockDocument.RELEASED_AT)); // wakes waiters through the push feed, as a release does
             Document pulled = calls.call("force the release of permits of", name, () -> locks.findOneAndUpdate(
                     and(eq(ID, permitsId(name)), eq(VERSION, seen.version()),
                             elemMatch(HOLDERS, and(eq(OWNER, owner), eq(PERMITS, holder.permits())))), update, BEFORE));
