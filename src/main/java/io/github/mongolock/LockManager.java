@@ -112,4 +112,13 @@ public interface LockManager {
      * (nothing held) instead of throwing {@link LockTimeoutException} when a part stays busy.
      */
     Optional<LockSet> tryAcquireAll(Collection<String> names, LockOptions options);
+
+    /**
+     * The leased read-write lock {@code name}: many readers at once or one writer, across every manager that uses the
+     * name, with writer preference, re-entry of each mode, downgrade and a refused upgrade (see {@link ReadWriteLock}).
+     * Nothing is written until its first acquire. Read-write lock names are their own namespace.
+     *
+     * @throws LockConfigurationException when the name breaks the naming rules
+     */
+    ReadWriteLock readWriteLock(String name);
 }

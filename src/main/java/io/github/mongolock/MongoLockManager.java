@@ -113,6 +113,11 @@ public final class MongoLockManager implements LockManager, AutoCloseable {
     }
 
     @Override
+    public io.github.mongolock.ReadWriteLock readWriteLock(String name) {
+        return coordinator.readWriteLock(name);
+    }
+
+    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return coordinator.acquireAll(names, options);
     }

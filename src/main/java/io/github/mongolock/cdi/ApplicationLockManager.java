@@ -97,6 +97,11 @@ class ApplicationLockManager implements LockManager, LockStoreStatus {
     }
 
     @Override
+    public io.github.mongolock.ReadWriteLock readWriteLock(String name) {
+        return delegate.readWriteLock(name);
+    }
+
+    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return delegate.acquireAll(names, options);
     }

@@ -149,9 +149,22 @@ final class HeldPermits implements PermitHold {
 
     private LockLostException lostException() {
         lossSeenByOwner = true;
-        return new LockLostException(name, fencingToken, "The " + permits + " permit(s) of semaphore " + LockArguments.quote(name)
-                + " (token " + fencingToken + ") were lost before this close: " + lossReason + ". Work done under them may"
-                + " have overlapped with other holders beyond the limit of " + limit + ".");
+        String overlap = limit == ReadWriteStore.WHOLE ? "with other holders' access" : "with other holders beyond the limit of " + limit;
+        return new LockLostException(name, fencingToken, "The " + describe() + " (token " + fencingToken + ") was lost before"
+                + " this close: " + lossReason + ". Work done under it may have overlapped " + overlap + ".");
+    }
+
+    /** Whether the loss is known here (a re-entry of a read-write hold refuses a lost one). */
+    synchronized boolean isLost() {
+        return status == Status.LOST;
+    }
+
+    /** What this hold is, for messages: permits of a semaphore, or read or write access to a read-write lock. */
+    String describe() {
+        if (limit == ReadWriteStore.WHOLE) {
+            return (permits == ReadWriteStore.WHOLE ? "write" : "read") + " access to read-write lock " + LockArguments.quote(name);
+        }
+        return permits + " permit(s) of semaphore " + LockArguments.quote(name);
     }
 
     /** The loss was reported: its actions have run (called on the notice thread after them). */

@@ -10,6 +10,7 @@ import io.github.mongolock.LockSession;
 import io.github.mongolock.LockSet;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.Permits;
+import io.github.mongolock.ReadWriteLock;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,22 +20,21 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with
- * local wake-ups and jittered backoff, lease renewal and shutdown. The store side of a fresh attempt
- * (the waiter's lease rule, the takeover, the clean-up) lives in {@link FreshAttempts}, the wait loop's
- * steps that change what is held or queued in {@link Acquisitions}, and what the owner does to a held lock
- * afterwards in {@link OwnedLocks}.
+ * The lock algorithm, written once for every {@link LockStore}: validation, the wait loop with local wake-ups and
+ * jittered backoff, lease renewal and shutdown. The store side of a fresh attempt (the waiter's lease rule, the
+ * takeover, the clean-up) lives in {@link FreshAttempts}, the wait loop's steps that change what is held or queued in
+ * {@link Acquisitions}, what the owner does to a held lock afterwards in {@link OwnedLocks}, and the semaphores and
+ * read-write locks in {@link SessionPrimitives}.
  *
- * <p><b>Owners.</b> Every fresh acquisition writes an owner id of its own,
- * {@code <ownerPrefix>:<acquisition number>}; {@code ownerPrefix} must be unique per coordinator (it
- * contains a random nonce). Re-entry is for the caller that is inside a hold: the hold is bound to the
- * thread that acquired it until it is closed or {@link LockSession#detach() detached}, and only a
- * thread bound to it re-enters. One coordinator holds at most one acquisition per name: its other
- * callers wait for it locally, without a round trip.
+ * <p><b>Owners.</b> Every fresh acquisition writes an owner id of its own, {@code <ownerPrefix>:<acquisition number>};
+ * {@code ownerPrefix} must be unique per coordinator (it contains a random nonce). Re-entry is for the caller that is
+ * inside a hold: the hold is bound to the thread that acquired it until it is closed or
+ * {@link LockSession#detach() detached}, and only a thread bound to it re-enters. One coordinator holds at most one
+ * acquisition per name: its other callers wait for it locally, without a round trip.
  *
- * <p><b>Shutdown.</b> {@link #close()} refuses new acquisitions, waits for the store calls under way
- * (so a grant already on its way is registered, then released), releases everything still held, and
- * returns only when none of its calls can still use the store. Thread-safe.
+ * <p><b>Shutdown.</b> {@link #close()} refuses new acquisitions, waits for the store calls under way (so a grant already
+ * on its way is registered, then released), releases everything still held, and returns only when none of its calls
+ * can still use the store. Thread-safe.
  */
 public final class LockCoordinator implements LockManager, AutoCloseable {
 
@@ -53,8 +53,6 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final RetryBackoff backoff;
     private final FreshAttempts fresh;
     private final ReleaseSignals signals = new ReleaseSignals();
-    /** The waiters for permits, by semaphore name: a namespace of their own, as semaphore names are. */
-    private final ReleaseSignals permitSignals = new ReleaseSignals();
     private final LockEvents events;
     private final LocalWaiters waiters = new LocalWaiters();
     /** This manager's place in lock queues, and the quiet its queued waiters keep. */
@@ -70,7 +68,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     private final ReportedAcquisitions reported;
     private final AutoCloseable observation;
     private final Acquisitions acquisitions;
-    private final PermitCoordinator permitCoordinator;
+    private final SessionPrimitives primitives;
     private final LockSets sets;
     private volatile boolean closed;
 
@@ -125,12 +123,12 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         this.queues = new QueuePresence(store, ownerPrefix, clock, backoff.maxWhilePushed());
         this.losses = new LeaseLosses(store, signals, events, metrics, "mongolock-clean-up-" + ownerPrefix);
         this.owned = new OwnedLocks(store, clock, signals, events, fresh, sessions, this::tracked, metrics, losses);
-        this.feedListener = new ReleaseNotices(ownerPrefix, signals, permitSignals);
         PermitReports permitReports = new PermitReports(events, metrics, tracing, clock);
-        this.permitCoordinator = new PermitCoordinator(store.permitStore(), sessions, clock, backoff, ownerPrefix,
-                defaultLease, defaultWait, events, permitReports, permitSignals, () -> this.releaseFeed.start(feedListener));
+        this.primitives = new SessionPrimitives(store, sessions, clock, backoff, ownerPrefix, defaultLease, defaultWait, events,
+                permitReports, this::startFeed);
+        this.feedListener = new ReleaseNotices(ownerPrefix, signals, primitives.permitSignals, primitives.readWriteSignals);
         this.renewer = new SessionRenewer(store, clock, "mongolock-renewer-" + ownerPrefix, sessions, owned::all,
-                fresh::pending, losses, permitCoordinator.sessionHolders());
+                fresh::pending, losses, primitives.sessionHolders());
         this.acquisitions = new Acquisitions(this, calls, fresh, owned, queues, waiters, renewer, events);
         this.sets = new LockSets(this, clock, this.defaultWait, this.defaultLease);
         this.observation = metrics.observe(new CoordinatorObservation(ownerPrefix, owned, releaseFeed, permitReports));
@@ -172,17 +170,10 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return releaseFeed.status();
     }
 
-    /**
-     * The owner of a lock the calling thread is inside (if it is inside several, one of them), else the
-     * prefix every owner of this coordinator starts with.
-     *
-     * @deprecated owners are per acquisition now; use {@link LockSession#owner()}
-     */
+    /** @deprecated owners are per acquisition now; use {@link LockSession#owner()} (a held lock's here, else the prefix) */
     @Deprecated
     public String currentOwner() {
-        Thread caller = Thread.currentThread();
-        return owned.all().stream().filter(lock -> lock.isBoundTo(caller)).map(lock -> lock.owner)
-                .findFirst().orElse(ownerPrefix);
+        return owned.boundTo(Thread.currentThread()).orElse(ownerPrefix);
     }
 
     /**
@@ -253,7 +244,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
                     lastAnswer = busy;
                     if (signal != null) {
                         // Held by another machine: only a pushed notice can wake us before the backoff.
-                        releaseFeed.start(feedListener);
+                        startFeed();
                         boolean inQueue = acquisitions.queueUp(name, busy);
                         queued |= inQueue;
                         if (inQueue && pushed) {
@@ -313,10 +304,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         return held;
     }
 
-    /** The test kit's control: checks the sessions now, then waits until {@code owner}'s permits were reported lost. */
+    /** For test kits: checks the sessions now, then waits until {@code owner}'s permits or access were reported lost. */
     public boolean checkPermitsNow(String owner, long timeoutMillis) throws InterruptedException {
-        renewer.checkNow();
-        return permitCoordinator.awaitLossTold(owner, timeoutMillis);
+        return checkSessionsNow(owner) | primitives.awaitLossTold(owner, timeoutMillis);
+    }
+
+    private void startFeed() {
+        releaseFeed.start(feedListener);
     }
 
     private void sessionOpened(Session session) {
@@ -341,10 +335,9 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     }
 
     /**
-     * Refuses new acquisitions, stops renewals and the push feed, waits for the store calls under way,
-     * then releases every lock still held, whatever its hold count (on an interrupted thread too), and
-     * wakes all waiters, who then fail. Locks MongoDB could not be told about are logged: they free
-     * themselves when their leases run out. Later {@code close()} calls of sessions do nothing.
+     * Refuses new acquisitions, stops renewals and the push feed, waits for the store calls under way, then releases
+     * every lock still held, whatever its hold count (on an interrupted thread too), and wakes all waiters, who then
+     * fail. Locks MongoDB could not be told about are logged: they free themselves when their leases run out.
      */
     @Override
     public void close() {
@@ -361,7 +354,7 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
         }
         List<String> unreleased = new ArrayList<>(owned.releaseAll());
         unreleased.addAll(fresh.abandonOrphans());
-        permitCoordinator.close(); // gives back every permit held here
+        primitives.close(); // gives back every permit and read-write hold held here
         sessions.endAll(); // whatever could not be released is free for waiters at once
         queues.leaveAll();
         events.close();
@@ -381,7 +374,13 @@ public final class LockCoordinator implements LockManager, AutoCloseable {
     @Override // the store must keep semaphores (LockStore.permitStore)
     public Permits permits(String name, int limit) {
         ensureOpen();
-        return permitCoordinator.permits(name, limit);
+        return primitives.permits(name, limit);
+    }
+
+    @Override // the store must keep read-write locks (LockStore.readWriteStore)
+    public ReadWriteLock readWriteLock(String name) {
+        ensureOpen();
+        return primitives.readWriteLock(name);
     }
 
     private void ensureOpen() {

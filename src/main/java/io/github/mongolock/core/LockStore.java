@@ -164,4 +164,9 @@ public interface LockStore {
     default Optional<PermitStore> permitStore() {
         return Optional.empty();
     }
+
+    /** The leased read-write locks kept beside these locks, under the same sessions; empty when this store keeps none. */
+    default Optional<ReadWriteStore> readWriteStore() {
+        return Optional.empty();
+    }
 }

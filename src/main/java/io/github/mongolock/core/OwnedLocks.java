@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
@@ -382,5 +383,10 @@ final class OwnedLocks {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** The owner of a lock held here and bound to {@code caller} (one of them when several), if any. */
+    Optional<String> boundTo(Thread caller) {
+        return held.values().stream().filter(lock -> lock.isBoundTo(caller)).map(lock -> lock.owner).findFirst();
     }
 }

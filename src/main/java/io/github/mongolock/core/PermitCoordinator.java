@@ -5,15 +5,12 @@ import io.github.mongolock.LockException;
 import io.github.mongolock.LockInterruptedException;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockStoreException;
-import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.OnLeaseLost;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.Permits;
-import io.github.mongolock.PermitsInfo;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,6 +47,7 @@ final class PermitCoordinator {
     private final LockEvents events;
     private final PermitReports reports;
     private final AtomicLong acquisitions = new AtomicLong();
+    private final String ownerTag;
     private volatile boolean closed;
 
     /**
@@ -57,11 +55,14 @@ final class PermitCoordinator {
      * @param signals   this manager's waiters for permits, which the push feed's notices for semaphores wake
      * @param reports   the metrics, spans and events of the calls and holds
      * @param startFeed starts or nudges the manager's push feed
+     * @param readWrite whether the store's records are read-write locks' (only writers queue; owner ids end in
+     *                  {@code :rw<n>}) rather than semaphores' ({@code :p<n>})
      */
-    PermitCoordinator(Optional<PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
+    PermitCoordinator(Optional<? extends PermitStore> store, Sessions sessions, MonotonicClock clock, RetryBackoff backoff,
                       String ownerPrefix, Duration defaultLease, Duration defaultWait, LockEvents events,
-                      PermitReports reports, ReleaseSignals signals, Runnable startFeed) {
+                      PermitReports reports, ReleaseSignals signals, Runnable startFeed, boolean readWrite) {
         this.store = store.orElse(null);
+        this.ownerTag = readWrite ? ":rw" : ":p";
         this.sessions = sessions;
         this.clock = clock;
         this.backoff = backoff;
@@ -70,7 +71,7 @@ final class PermitCoordinator {
         this.defaultWait = defaultWait;
         this.reports = reports;
         this.holdings = store.map(permits -> new PermitHoldings(permits, events, reports)).orElse(null);
-        this.queues = store.map(permits -> new PermitQueues(permits, ownerPrefix, clock)).orElse(null);
+        this.queues = store.map(permits -> new PermitQueues(permits, ownerPrefix, clock, readWrite)).orElse(null);
         this.signals = signals;
         this.startFeed = startFeed;
         this.events = events;
@@ -91,7 +92,7 @@ final class PermitCoordinator {
             throw new LockConfigurationException("The semaphore " + LockArguments.quote(name) + " was given a limit of "
                     + limit + ": a semaphore needs at least 1 permit.");
         }
-        return new Semaphore(name, limit);
+        return new CoordinatedSemaphore(this, reports, store, name, limit, defaultWait);
     }
 
     boolean confirmed(Session session) {
@@ -99,7 +100,7 @@ final class PermitCoordinator {
     }
 
     /** @return the hold, or empty when the wait ended with too few permits free */
-    private Optional<PermitHold> acquire(String name, int limit, int permits, LockOptions options) {
+    Optional<PermitHold> acquire(String name, int limit, int permits, LockOptions options) {
         if (permits < 1 || permits > limit) {
             throw new LockConfigurationException("Asked for " + permits + " permit(s) of semaphore " + LockArguments.quote(name)
                     + ", which has " + limit + ": ask for 1 to " + limit + ".");
@@ -185,7 +186,7 @@ final class PermitCoordinator {
      * what no acquisition here knows.
      */
     private Answer attemptOnce(String name, int limit, int permits, Session session, PermitHolders.Seen stale) {
-        String owner = ownerPrefix + ":p" + acquisitions.incrementAndGet();
+        String owner = ownerPrefix + ownerTag + acquisitions.incrementAndGet();
         holdings.pending(owner);
         try {
             PermitAttempt result = stale == null ? store.tryAcquire(name, limit, permits, owner, session.id)
@@ -225,6 +226,32 @@ final class PermitCoordinator {
             refuseIfClosed();
         }
         return Optional.of(hold);
+    }
+
+    /**
+     * A read hold for the caller of {@code write}, a read-write lock's write hold, beside it: one compare-and-set on the
+     * write entry, never waiting. Empty when the write entry is gone (taken back): the write hold is lost then.
+     */
+    Optional<HeldPermits> downgrade(HeldPermits write) {
+        String owner = ownerPrefix + ownerTag + acquisitions.incrementAndGet();
+        holdings.pending(owner);
+        try {
+            PermitAttempt result = ((ReadWriteStore) store).downgrade(write.name, write.owner, owner, write.session.id);
+            if (!(result instanceof PermitAttempt.Granted granted)) {
+                holdings.notPending(owner);
+                return Optional.empty();
+            }
+            HeldPermits read = new HeldPermits(this, write.name, write.limit, 1, owner, write.session, granted.fencingToken());
+            holdings.registered(read);
+            return Optional.of(read);
+        } catch (LockStoreException failure) {
+            if (failure.outcomeUnknown()) {
+                write.session.checkSoon();
+                bestEffortGiveBack(write.name, owner, 1);
+            }
+            holdings.notPending(owner);
+            throw failure;
+        }
     }
 
     private void bestEffortGiveBack(String name, String owner, int permits) {
@@ -337,63 +364,5 @@ final class PermitCoordinator {
     }
 
     private record Answer(String owner, PermitAttempt result) {
-    }
-
-    /** One semaphore of this manager, as {@link #permits} returns it. */
-    private final class Semaphore implements Permits {
-        private final String name;
-        private final int limit;
-
-        Semaphore(String name, int limit) {
-            this.name = name;
-            this.limit = limit;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public int limit() {
-            return limit;
-        }
-
-        @Override
-        public PermitHold acquire() {
-            return acquire(1, LockOptions.defaults());
-        }
-
-        @Override
-        public PermitHold acquire(int permits, LockOptions options) {
-            Objects.requireNonNull(options, "options");
-            Duration wait = options.waitTime().orElse(defaultWait);
-            return reports.acquire(permits, options, true, () -> PermitCoordinator.this.acquire(name, limit, permits, options)
-                    .orElseThrow(() -> new LockTimeoutException(name,
-                    "No " + permits + " permit(s) of semaphore " + LockArguments.quote(name) + " (limit " + limit
-                            + ") came free within " + wait + ": raise the wait time, or the limit everywhere at once.")));
-        }
-
-        @Override
-        public Optional<PermitHold> tryAcquire() {
-            return tryAcquire(1, LockOptions.defaults().waitTime(Duration.ZERO));
-        }
-
-        @Override
-        public Optional<PermitHold> tryAcquire(int permits, LockOptions options) {
-            Objects.requireNonNull(options, "options");
-            return Optional.ofNullable(reports.acquire(permits, options, false,
-                    () -> PermitCoordinator.this.acquire(name, limit, permits, options).orElse(null)));
-        }
-
-        @Override
-        public Optional<PermitsInfo> inspect() {
-            return store.inspect(name).map(PermitReports::info);
-        }
-
-        @Override
-        public String toString() {
-            return "Permits[name=" + name + ", limit=" + limit + "]";
-        }
     }
 }

@@ -115,8 +115,7 @@ final class PermitHoldings implements SessionHolders {
         if (actions == null) {
             return; // reported already, or closed
         }
-        LOG.log(Level.WARNING, "mongolock lost {0} permit(s) of semaphore {1} (token {2}): {3}", permits.permits,
-                LockArguments.quote(permits.name), permits.fencingToken, reason);
+        LOG.log(Level.WARNING, "mongolock lost the {0} (token {1}): {2}", permits.describe(), permits.fencingToken, reason);
         // The actions first (they stop work), then the listeners' event, then the mark the test kit's controls wait for.
         events.later(() -> actions.forEach(action -> LockEvents.runLossAction(action, permits.name)));
         reports.ended(permits, true, true);

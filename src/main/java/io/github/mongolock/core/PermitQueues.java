@@ -28,13 +28,18 @@ final class PermitQueues {
     private final PermitStore store;
     private final String manager;
     private final MonotonicClock clock;
+    private final boolean writersQueue;
     /** Per semaphore name, how many callers of this manager wait for it now. */
     private final ConcurrentHashMap<String, Integer> waiting = new ConcurrentHashMap<>();
     /** Per semaphore name, when this manager last showed that it still waits as the queue's head (nanoTime). */
     private final ConcurrentHashMap<String, Long> shownAt = new ConcurrentHashMap<>();
 
-    /** @param manager this manager's id in queues (the owner ids' prefix) */
-    PermitQueues(PermitStore store, String manager, MonotonicClock clock) {
+    /**
+     * @param manager       this manager's id in queues (the owner ids' prefix)
+     * @param writersQueue  a read-write lock's: only callers asking for the whole limit (writers) queue; readers never do
+     */
+    PermitQueues(PermitStore store, String manager, MonotonicClock clock, boolean writersQueue) {
+        this.writersQueue = writersQueue;
         this.store = store;
         this.manager = manager;
         this.clock = clock;
@@ -64,6 +69,9 @@ final class PermitQueues {
      * when this manager is not in it, or, first in it with too few permits free, shows that it still waits.
      */
     void busy(String name, PermitHolders seen, int permits) {
+        if (writersQueue && permits < seen.limit()) {
+            return; // a reader: it waits behind the writers queued, never among them
+        }
         try {
             if (!seen.queue().contains(manager)) {
                 store.joinQueue(name, manager);

@@ -35,6 +35,10 @@ public interface ReleaseFeed extends AutoCloseable {
         default void permitsReleased(String name, String queueHead) {
         }
 
+        /** As {@link #permitsReleased}, for the read-write lock {@code name} (a namespace of its own). */
+        default void readWriteReleased(String name, String queueHead) {
+        }
+
         /** Notices may have been missed (the stream was reopened without history): every waiter should look once. */
         void missedSome();
 

@@ -13,16 +13,19 @@ final class ReleaseNotices implements ReleaseFeed.Listener {
     private final String manager;
     private final ReleaseSignals signals;
     private final ReleaseSignals permitSignals;
+    private final ReleaseSignals readWriteSignals;
 
     /**
      * @param manager       this manager's id in lock and semaphore queues (the coordinator's owner prefix)
      * @param signals       the waiters for locks
      * @param permitSignals the waiters for permits
+     * @param readWriteSignals the waiters for read-write locks
      */
-    ReleaseNotices(String manager, ReleaseSignals signals, ReleaseSignals permitSignals) {
+    ReleaseNotices(String manager, ReleaseSignals signals, ReleaseSignals permitSignals, ReleaseSignals readWriteSignals) {
         this.manager = manager;
         this.signals = signals;
         this.permitSignals = permitSignals;
+        this.readWriteSignals = readWriteSignals;
     }
 
     @Override
@@ -42,13 +45,24 @@ final class ReleaseNotices implements ReleaseFeed.Listener {
     }
 
     @Override
+    public void readWriteReleased(String name, String queueHead) {
+        // A reader may go whenever no writer is queued; a queued writer of another manager is its turn. A notice with a
+        // head of this manager's could be for its writer; with another's, its readers could not pass anyway.
+        if (queueHead != null && !queueHead.equals(manager)) {
+            return;
+        }
+        readWriteSignals.released(name);
+    }
+
+    @Override
     public void missedSome() {
         signals.releasedAll();
         permitSignals.releasedAll();
+        readWriteSignals.releasedAll();
     }
 
     @Override
     public boolean anyoneWaiting() {
-        return signals.waitingNames() > 0 || permitSignals.waitingNames() > 0;
+        return signals.waitingNames() > 0 || permitSignals.waitingNames() > 0 || readWriteSignals.waitingNames() > 0;
     }
 }

@@ -83,6 +83,11 @@ public final class InMemoryLockManager implements LockManager, AutoCloseable {
     }
 
     @Override
+    public io.github.mongolock.ReadWriteLock readWriteLock(String name) {
+        return coordinator.readWriteLock(name);
+    }
+
+    @Override
     public LockSet acquireAll(Collection<String> names, LockOptions options) {
         return coordinator.acquireAll(names, options);
     }

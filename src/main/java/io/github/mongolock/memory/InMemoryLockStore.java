@@ -6,6 +6,7 @@ import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LeaseWatch;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.PermitStore;
+import io.github.mongolock.core.ReadWriteStore;
 import io.github.mongolock.core.ReleaseFeed;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
@@ -89,6 +90,7 @@ public final class InMemoryLockStore implements LockStore {
     private final List<ReleaseFeed.Listener> releaseListeners = new CopyOnWriteArrayList<>();
     /** The leased semaphores, under this store's monitor and sessions. */
     private final InMemoryPermits permits = new InMemoryPermits(this);
+    private final InMemoryPermits readWrites = new InMemoryPermits(this, true);
 
     /** A store whose database clock is the system's UTC clock. */
     public InMemoryLockStore() {
@@ -289,6 +291,11 @@ public final class InMemoryLockStore implements LockStore {
     @Override
     public Optional<PermitStore> permitStore() {
         return Optional.of(permits);
+    }
+
+    @Override
+    public Optional<ReadWriteStore> readWriteStore() {
+        return Optional.of(readWrites);
     }
 
     @Override
@@ -554,6 +561,13 @@ public final class InMemoryLockStore implements LockStore {
     void permitsReleased(String name, String queueHead) {
         for (ReleaseFeed.Listener listener : releaseListeners) {
             listener.permitsReleased(name, queueHead);
+        }
+    }
+
+    /** Tells every feed that holds of the read-write lock {@code name} were given back; outside the monitor. */
+    void readWritesReleased(String name, String queueHead) {
+        for (ReleaseFeed.Listener listener : releaseListeners) {
+            listener.readWriteReleased(name, queueHead);
         }
     }
 

@@ -6,6 +6,7 @@ import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.PermitAttempt;
 import io.github.mongolock.core.PermitHolders;
 import io.github.mongolock.core.PermitStore;
+import io.github.mongolock.core.ReadWriteStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,13 +22,22 @@ import java.util.Set;
  * within the limit and behind no other manager in the queue, a reclaim only after the session ended by a
  * compare-and-set, a limit that is part of the name's contract).
  */
-final class InMemoryPermits implements PermitStore {
+final class InMemoryPermits implements ReadWriteStore {
 
     private final InMemoryLockStore store;
     /** Guarded by {@code store}. */
     private final Map<String, Semaphore> semaphores = new HashMap<>();
 
+    /** A read-write lock's records: a read (fewer permits than the limit) waits for any queued writer. */
+    private final boolean readWrite;
+
     InMemoryPermits(InMemoryLockStore store) {
+        this(store, false);
+    }
+
+    /** @param readWrite whether the records are read-write locks' (writer preference) rather than semaphores' */
+    InMemoryPermits(InMemoryLockStore store, boolean readWrite) {
+        this.readWrite = readWrite;
         this.store = store;
     }
 
@@ -56,7 +66,8 @@ final class InMemoryPermits implements PermitStore {
                         + " name's contract. Use the same limit everywhere, or another name; nothing was written");
             }
             String manager = LockStore.managerOf(owner);
-            boolean queuedBehind = !semaphore.queue.isEmpty() && !semaphore.queue.get(0).equals(manager);
+            boolean reader = readWrite && permits < limit;
+            boolean queuedBehind = !semaphore.queue.isEmpty() && (reader || !semaphore.queue.get(0).equals(manager));
             if (semaphore.used > limit - permits || queuedBehind) {
                 return new PermitAttempt.Busy(Optional.of(read(name, semaphore)));
             }
@@ -97,7 +108,7 @@ final class InMemoryPermits implements PermitStore {
             attempt = tryAcquire(name, limit, permits, owner, session);
         }
         if (taken) {
-            store.permitsReleased(name, head);
+            released(name, head);
         }
         return attempt;
     }
@@ -117,7 +128,7 @@ final class InMemoryPermits implements PermitStore {
             semaphore.version++;
             head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
-        store.permitsReleased(name, head);
+        released(name, head);
         return true;
     }
 
@@ -159,8 +170,37 @@ final class InMemoryPermits implements PermitStore {
             semaphore.version++;
             head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
-        store.permitsReleased(name, head);
+        released(name, head);
         return owners;
+    }
+
+    /** Tells the feeds, outside the monitor, that {@code name}'s holds were given back (its own kind of notice). */
+    private void released(String name, String queueHead) {
+        if (readWrite) {
+            store.readWritesReleased(name, queueHead);
+        } else {
+            store.permitsReleased(name, queueHead);
+        }
+    }
+
+    @Override
+    public PermitAttempt downgrade(String name, String writeOwner, String owner, String session) {
+        if (!readWrite) {
+            throw new UnsupportedOperationException("a semaphore has no write holds to downgrade");
+        }
+        synchronized (store) {
+            Semaphore semaphore = semaphores.get(name);
+            boolean writing = semaphore != null && semaphore.holds.stream()
+                    .anyMatch(hold -> hold.owner().equals(writeOwner) && hold.permits() == semaphore.limit);
+            if (!writing) {
+                return PermitAttempt.Busy.unknown(); // the write hold was taken back: nothing to downgrade
+            }
+            semaphore.holds.add(new PermitHolders.Hold(owner, session, 1));
+            semaphore.used += 1;
+            semaphore.version++;
+            semaphore.token++;
+            return new PermitAttempt.Granted(semaphore.token, semaphore.version);
+        }
     }
 
     @Override
@@ -183,7 +223,7 @@ final class InMemoryPermits implements PermitStore {
             }
             head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
-        store.permitsReleased(name, head);
+        released(name, head);
     }
 
     @Override
@@ -208,7 +248,7 @@ final class InMemoryPermits implements PermitStore {
             semaphore.queue.remove(0);
             head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
-        store.permitsReleased(name, head);
+        released(name, head);
         return true;
     }
 
@@ -251,7 +291,7 @@ final class InMemoryPermits implements PermitStore {
             }
             head = semaphore.queue.isEmpty() ? null : semaphore.queue.get(0);
         }
-        store.permitsReleased(name, head); // free for waiters at once, as MongoDB's change stream would tell them
+        released(name, head); // free for waiters at once, as MongoDB's change stream would tell them
         return true;
     }
 }

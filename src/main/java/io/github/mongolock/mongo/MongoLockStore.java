@@ -44,6 +44,7 @@ import io.github.mongolock.core.AcquireAttempt;
 import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.PermitStore;
+import io.github.mongolock.core.ReadWriteStore;
 import io.github.mongolock.core.SessionCheck;
 import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.core.Sighting;
@@ -132,6 +133,7 @@ public final class MongoLockStore implements LockStore {
     private final SessionDocuments sessions;
     private final TokenFloor tokenFloor;
     private final PermitDocuments permits;
+    private final ReadWriteDocuments readWrites;
     private final LockReads reads;
     /** The acquire's parts for the manager that acquired last (one manager per store, in practice). */
     private volatile ManagerTerms lastManager;
@@ -192,6 +194,7 @@ public final class MongoLockStore implements LockStore {
         this.tokenFloor = new TokenFloor(locks, calls);
         this.sessions = new SessionDocuments(locks, calls, tokenFloor);
         this.permits = new PermitDocuments(locks, calls, sessions);
+        this.readWrites = new ReadWriteDocuments(locks, calls, sessions);
         this.reads = new LockReads(locks, calls, sessions);
     }
 
@@ -199,6 +202,12 @@ public final class MongoLockStore implements LockStore {
     @Override
     public Optional<PermitStore> permitStore() {
         return Optional.of(permits);
+    }
+
+    /** The leased read-write locks, in the same collection, under the same sessions and calls. */
+    @Override
+    public Optional<ReadWriteStore> readWriteStore() {
+        return Optional.of(readWrites);
     }
 
     /** The lock collection with the store's read and write concerns and timeout, e.g. for a {@link MongoReleaseFeed}. */

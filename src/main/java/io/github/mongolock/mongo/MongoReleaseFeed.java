@@ -58,6 +58,8 @@ public final class MongoReleaseFeed implements ReleaseFeed {
     private static final long PAUSE_WHILE_WAITED_FOR_MS = 3;
     private static final long MAX_IDLE_PAUSE_MS = 1_000;
     private static final Duration MAX_RECONNECT_PAUSE = Duration.ofSeconds(30);
+    /** The {@code _id.mongolock} of the documents whose given-back holds wake waiters: semaphores, read-write locks. */
+    private static final Document KINDS = new Document("$in", List.of(PermitDocuments.KIND, ReadWriteDocuments.RW_KIND));
     private static final Set<Integer> UNSUPPORTED = Set.of(40573, 40324, 115, 59, 238, 13);
     private static final Set<Integer> HISTORY_LOST = Set.of(286, 280, 260);
 
@@ -137,12 +139,12 @@ public final class MongoReleaseFeed implements ReleaseFeed {
         Document match = new Document("operationType", "update");
         if (lookup) {
             match.append("$or", List.of(new Document("fullDocument." + LockDocument.HOLDS, 0),
-                    new Document("fullDocument." + LockDocument.ID + ".mongolock", PermitDocuments.KIND)));
+                    new Document("fullDocument." + LockDocument.ID + ".mongolock", KINDS)));
         } else {
             // Events without a description pass too, so that a server lacking them is noticed, not silent.
             match.append("$or", List.of(
                     new Document("updateDescription.updatedFields." + LockDocument.HOLDS, 0),
-                    new Document("documentKey." + LockDocument.ID + ".mongolock", PermitDocuments.KIND)
+                    new Document("documentKey." + LockDocument.ID + ".mongolock", KINDS)
                             .append("updateDescription.updatedFields." + LockDocument.RELEASED_AT, new Document("$exists", true)),
                     new Document("updateDescription", new Document("$exists", false))));
         }
@@ -257,18 +259,25 @@ public final class MongoReleaseFeed implements ReleaseFeed {
         if (lookup) {
             Document semaphore = event.getFullDocument();
             if (semaphore != null && semaphore.get(LockDocument.ID) instanceof Document id
-                    && PermitDocuments.KIND.equals(id.get("mongolock")) && id.get("name") instanceof String name
+                    && id.get("mongolock") instanceof String kind && id.get("name") instanceof String name
                     && semaphore.get(PermitDocuments.USED) instanceof Number used
                     && semaphore.get(PermitDocuments.LIMIT) instanceof Number limit && used.longValue() < limit.longValue()) {
-                listener.permitsReleased(name, queueHead(semaphore));
+                notifyKind(kind, name, queueHead(semaphore), listener);
             }
             return;
         }
         BsonDocument key = event.getDocumentKey();
         if (key != null && key.get(LockDocument.ID) instanceof BsonDocument id
-                && id.get("mongolock") instanceof BsonString kind && PermitDocuments.KIND.equals(kind.getValue())
-                && id.get("name") instanceof BsonString name) {
-            listener.permitsReleased(name.getValue(), null);
+                && id.get("mongolock") instanceof BsonString kind && id.get("name") instanceof BsonString name) {
+            notifyKind(kind.getValue(), name.getValue(), null, listener);
+        }
+    }
+
+    private static void notifyKind(String kind, String name, String queueHead, Listener listener) {
+        if (PermitDocuments.KIND.equals(kind)) {
+            listener.permitsReleased(name, queueHead);
+        } else if (ReadWriteDocuments.RW_KIND.equals(kind)) {
+            listener.readWriteReleased(name, queueHead);
         }
     }
 

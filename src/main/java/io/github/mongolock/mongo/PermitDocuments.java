@@ -68,9 +68,11 @@ import org.bson.conversions.Bson;
  * compare-and-set ({@link SessionDocuments#expire}, {@link SessionDocuments#endUnlessLive}), by a pull pinned to the
  * version its permits were counted in. The documents are never removed, so tokens never go back. Thread-safe.
  */
-final class PermitDocuments implements PermitStore {
+class PermitDocuments implements PermitStore {
 
     static final String KIND = "permits";
+    /** The {@code _id.mongolock} of this store's documents: {@value #KIND}, or a read-write lock's. */
+    private final String kind;
     static final String LIMIT = "limit";
     static final String USED = "used";
     static final String HOLDERS = "holders";
@@ -84,16 +86,22 @@ final class PermitDocuments implements PermitStore {
      * one more than those, and an insert (no image) wrote 1. (The stand-in answers an after-image read after the
      * write, not with it: two grants could be told the same token.)
      */
-    private static final FindOneAndUpdateOptions GRANT =
+    static final FindOneAndUpdateOptions GRANT =
             new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.BEFORE);
 
-    private final MongoCollection<Document> locks;
+    final MongoCollection<Document> locks;
     /** The session check's reads: local read concern on the primary, as {@link SessionDocuments}' check. */
     private final MongoCollection<Document> checkReads;
-    private final StoreCalls calls;
+    final StoreCalls calls;
     private final SessionDocuments sessions;
 
     PermitDocuments(MongoCollection<Document> locks, StoreCalls calls, SessionDocuments sessions) {
+        this(locks, calls, sessions, KIND);
+    }
+
+    /** @param kind the documents' {@code _id.mongolock}: one namespace of names per kind */
+    PermitDocuments(MongoCollection<Document> locks, StoreCalls calls, SessionDocuments sessions, String kind) {
+        this.kind = kind;
         this.locks = locks;
         this.checkReads = locks.withReadPreference(ReadPreference.primary()).withReadConcern(ReadConcern.LOCAL);
         this.calls = calls;
@@ -105,14 +113,27 @@ final class PermitDocuments implements PermitStore {
         return new Document("mongolock", KIND).append("name", name);
     }
 
+    /** This store's document {@code _id} for {@code name}. */
+    final Document idOf(String name) {
+        return new Document("mongolock", kind).append("name", name);
+    }
+
+    /**
+     * Who may be granted {@code permits} of {@code limit} besides the room: a semaphore's queue rule (nobody queued, or
+     * this manager first), as for locks. A read-write lock's readers wait behind any queued writer.
+     */
+    Document queueRule(int limit, int permits, String manager) {
+        return new Document("$or", List.of(new Document(LockDocument.QUEUE_HEAD, new Document("$exists", false)),
+                new Document(LockDocument.QUEUE_HEAD, manager)));
+    }
+
     @Override
     public PermitAttempt tryAcquire(String name, int limit, int permits, String owner, String session) {
         String manager = LockStore.managerOf(owner);
         // Flat filter (the upsert takes _id and limit from its top-level equalities); the queue rule as for locks.
-        Document filter = new Document(ID, permitsId(name)).append(LIMIT, limit)
-                .append(USED, new Document("$lte", limit - permits))
-                .append("$or", List.of(new Document(LockDocument.QUEUE_HEAD, new Document("$exists", false)),
-                        new Document(LockDocument.QUEUE_HEAD, manager)));
+        Document filter = new Document(ID, idOf(name)).append(LIMIT, limit)
+                .append(USED, new Document("$lte", limit - permits));
+        filter.putAll(queueRule(limit, permits, manager));
         Document entry = new Document(OWNER, owner).append(SESSION, session).append(PERMITS, permits);
         try {
             Document before = calls.call("acquire permits of", name, () -> locks.findOneAndUpdate(filter,
@@ -162,7 +183,7 @@ final class PermitDocuments implements PermitStore {
                     .map(hold -> new Document(OWNER, hold.owner()).append(SESSION, hold.session()).append(PERMITS, hold.permits()))
                     .toList();
             boolean pulled = calls.call("take back the permits of", name, () -> locks.updateOne(
-                    and(eq(ID, permitsId(name)), eq(VERSION, version)),
+                    and(eq(ID, idOf(name)), eq(VERSION, version)),
                     combine(set(HOLDERS, kept), inc(USED, -permits), inc(VERSION, 1L),
                             currentDate(LockDocument.RELEASED_AT))))
                     .getModifiedCount() == 1;
@@ -176,7 +197,7 @@ final class PermitDocuments implements PermitStore {
     @Override
     public boolean release(String name, String owner, int permits) {
         return calls.call("release permits of", name, () -> locks.updateOne(
-                and(eq(ID, permitsId(name)), elemMatch(HOLDERS, new Document(OWNER, owner).append(PERMITS, permits))),
+                and(eq(ID, idOf(name)), elemMatch(HOLDERS, new Document(OWNER, owner).append(PERMITS, permits))),
                 combine(pull(HOLDERS, new Document(OWNER, owner)), inc(USED, -permits), inc(VERSION, 1L),
                         currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
     }
@@ -185,7 +206,7 @@ final class PermitDocuments implements PermitStore {
     public List<HeldUnder> heldUnder(String session) {
         List<HeldUnder> held = new ArrayList<>();
         calls.call("check the permits of", StoreCalls.SESSION_SUBJECT + session, () -> checkReads.find(
-                        and(eq(ID + ".mongolock", KIND), eq(HOLDERS + "." + SESSION, session)))
+                        and(eq(ID + ".mongolock", kind), eq(HOLDERS + "." + SESSION, session)))
                 .projection(new Document(HOLDERS, 1)).into(new ArrayList<>()))
                 .forEach(document -> {
                     if (document.get(ID) instanceof Document id && id.get("name") instanceof String name) {
@@ -203,33 +224,33 @@ final class PermitDocuments implements PermitStore {
 
     @Override
     public void joinQueue(String name, String manager) {
-        calls.call("queue for permits of", name, () -> locks.updateOne(eq(ID, permitsId(name)), addToSet(QUEUE, manager)));
+        calls.call("queue for permits of", name, () -> locks.updateOne(eq(ID, idOf(name)), addToSet(QUEUE, manager)));
     }
 
     @Override
     public void leaveQueue(String name, String manager) {
         calls.call("leave the queue of permits of", name, () -> locks.updateOne(
-                and(eq(ID, permitsId(name)), eq(QUEUE, manager)),
+                and(eq(ID, idOf(name)), eq(QUEUE, manager)),
                 combine(pull(QUEUE, manager), currentDate(LockDocument.RELEASED_AT))));
     }
 
     @Override
     public void stillWaiting(String name, String manager) {
         calls.call("keep the turn for permits of", name, () -> locks.updateOne(
-                and(eq(ID, permitsId(name)), eq(LockDocument.QUEUE_HEAD, manager)), inc(TURN, 1L)));
+                and(eq(ID, idOf(name)), eq(LockDocument.QUEUE_HEAD, manager)), inc(TURN, 1L)));
     }
 
     @Override
     public boolean dropStaleHead(String name, String head, long version, long turn) {
         Bson sameTurn = turn == 0 ? in(TURN, Arrays.asList(0L, null)) : eq(TURN, turn);
         return calls.call("take a gone manager out of the queue of permits of", name, () -> locks.updateOne(
-                and(eq(ID, permitsId(name)), eq(VERSION, version), eq(LockDocument.QUEUE_HEAD, head), sameTurn),
+                and(eq(ID, idOf(name)), eq(VERSION, version), eq(LockDocument.QUEUE_HEAD, head), sameTurn),
                 combine(pull(QUEUE, head), currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
     }
 
     /** The semaphore as stored, with its holding sessions read too when {@code withSessions}. */
     private Optional<PermitHolders> read(String name, boolean withSessions) {
-        Document found = calls.call("inspect permits of", name, () -> locks.find(eq(ID, permitsId(name))).first());
+        Document found = calls.call("inspect permits of", name, () -> locks.find(eq(ID, idOf(name))).first());
         if (found == null) {
             return Optional.empty();
         }
