@@ -552,6 +552,11 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /** The test kit's control: every hold of the read-write lock {@code name} taken back; the owners whose they were. */
+    List<String> takeBackReadWrite(String name) {
+        return readWrites.takeBackAll(name);
+    }
+
     /** The test kit's control: every permit of {@code name} taken back; the owners whose permits they were. */
     List<String> takeBackPermits(String name) {
         return permits.takeBackAll(name);

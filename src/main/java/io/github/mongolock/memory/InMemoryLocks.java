@@ -168,6 +168,29 @@ public final class InMemoryLocks implements AutoCloseable {
                 .ifPresent(found -> found.tellPermitLoss(name, owner));
     }
 
+    /**
+     * Every holder of the read-write lock {@code name}, readers and writer alike, loses its access now, as when other
+     * instances found the holders' sessions unrenewed, ended them and took their holds back: the lock is free at once, for
+     * anyone, and the next grant carries the next fencing token. Each holder of this factory's managers is told before
+     * this returns: its {@code isHeld()} is false, its {@link io.github.mongolock.ReadWriteHold#onLeaseLost onLeaseLost}
+     * actions have run, and the close that gives the access back throws {@link io.github.mongolock.LockLostException}.
+     *
+     * @return how many grants were taken back (a caller's nested holds of one mode share one grant)
+     * @throws LockException when nobody holds {@code name}
+     */
+    public int takeBackReadWrite(String name) {
+        List<String> owners = store.takeBackReadWrite(LockArguments.checkName(name));
+        if (owners.isEmpty()) {
+            throw new LockException("Read-write lock \"" + name + "\" is not held, so nothing can be taken back: acquire it"
+                    + " first.");
+        }
+        for (String owner : owners) {
+            managers.stream().filter(candidate -> candidate.owns(owner)).findFirst()
+                    .ifPresent(manager -> manager.tellPermitLoss(name, owner));
+        }
+        return owners.size();
+    }
+
     /** Closes every manager built here (each releases what it holds); idempotent. Building another then fails. */
     @Override
     public void close() {
