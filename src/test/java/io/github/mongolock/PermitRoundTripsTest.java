@@ -27,7 +27,7 @@ class PermitRoundTripsTest {
     private static final int CYCLES = 50;
 
     @Test
-    void anUncontendedPermitCycleCostsWhatALockCycleCosts(TestMongo mongo) {
+    void anUncontendedPermitOrReadOrWriteCycleCostsWhatALockCycleCosts(TestMongo mongo) {
         List<String> commands = Collections.synchronizedList(new ArrayList<>());
         CommandListener counter = new CommandListener() {
             @Override
@@ -43,8 +43,10 @@ class PermitRoundTripsTest {
              MongoLockManager manager = MongoLockManager.builder().client(client).database(database)
                      .leaseTime(Duration.ofSeconds(30)).pushWakeUp(false).build()) {
             Permits exports = manager.permits("export", 3);
+            ReadWriteLock catalog = manager.readWriteLock("catalog");
             exports.acquire().close(); // opens the session and creates the semaphore's document
             manager.acquire("job").close(); // and the lock's
+            catalog.write().close(); // and the read-write lock's
             commands.clear();
             for (int i = 0; i < CYCLES; i++) {
                 exports.acquire().close();
@@ -59,6 +61,20 @@ class PermitRoundTripsTest {
                     permitCycles.size(), summary(permitCycles), lockCycles.size(), summary(lockCycles));
             assertEquals(2 * CYCLES, permitCycles.size(), "a permit's acquire and release: one command each " + summary(permitCycles));
             assertEquals(lockCycles.size(), permitCycles.size(), "as many as a lock's " + summary(lockCycles));
+            commands.clear();
+            for (int i = 0; i < CYCLES; i++) {
+                catalog.read().close();
+            }
+            List<String> readCycles = List.copyOf(commands);
+            commands.clear();
+            for (int i = 0; i < CYCLES; i++) {
+                catalog.write().close();
+            }
+            List<String> writeCycles = List.copyOf(commands);
+            System.out.printf("[round trips] %d cycles: read %d commands %s; write %d commands %s%n", CYCLES,
+                    readCycles.size(), summary(readCycles), writeCycles.size(), summary(writeCycles));
+            assertEquals(lockCycles.size(), readCycles.size(), "a read's cycle as a lock's " + summary(readCycles));
+            assertEquals(lockCycles.size(), writeCycles.size(), "a write's cycle as a lock's " + summary(writeCycles));
         }
     }
 
