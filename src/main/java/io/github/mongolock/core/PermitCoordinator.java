@@ -120,7 +120,7 @@ final class PermitCoordinator {
         if (waits) {
             queues.waitStarts(name);
         }
-        PermitQueues.HeadWatch head = queues.watch();
+        PermitQueues.HeadWatch head = queues.watch(lease);
         Optional<PermitHold> outcome = Optional.empty();
         boolean woken = false;
         try {
@@ -157,7 +157,7 @@ final class PermitCoordinator {
                     return Optional.empty();
                 }
                 startFeed.run(); // held elsewhere: a pushed notice may wake us before the pause ends
-                busy.seen().ifPresent(seen -> queues.busy(name, seen, permits));
+                busy.seen().ifPresent(seen -> queues.busy(name, seen, permits, lease));
                 woken = pause(attempt, deadline - clock.nanoTime(), busy, signal, generation);
             }
         } finally {

@@ -20,9 +20,12 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PermitQueues {
 
     private static final System.Logger LOG = System.getLogger(PermitQueues.class.getName());
-    /** How long a queue head may show nothing while permits are free for a waiter behind it, plus the drift margin. */
+    /**
+     * How long a queue head may show nothing while permits are free for a waiter behind it (plus the drift margin): 3 s,
+     * or the waiter's lease if shorter, as a lock's queue head is judged by the lock's lease if shorter than 3 s.
+     */
     static final Duration TURN_GRACE = Duration.ofSeconds(3);
-    /** How often a head that waits for more permits than are free shows it: well within the turn grace. */
+    /** How often a head that waits for more permits than are free shows it: a third of the turn grace. */
     private static final long SHOW_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
     private final PermitStore store;
@@ -68,7 +71,7 @@ final class PermitQueues {
      * A waiting caller asking for {@code permits} found the semaphore as {@code seen} and got none: joins the queue
      * when this manager is not in it, or, first in it with too few permits free, shows that it still waits.
      */
-    void busy(String name, PermitHolders seen, int permits) {
+    void busy(String name, PermitHolders seen, int permits, Duration lease) {
         if (writersQueue && permits < seen.limit()) {
             return; // a reader: it waits behind the writers queued, never among them
         }
@@ -78,7 +81,7 @@ final class PermitQueues {
             } else if (manager.equals(seen.queueHead()) && seen.free() < permits) {
                 long now = clock.nanoTime();
                 Long last = shownAt.get(name);
-                if (last == null || now - last >= SHOW_EVERY_NANOS) {
+                if (last == null || now - last >= Math.min(SHOW_EVERY_NANOS, LockArguments.saturatedNanos(lease) / 3)) {
                     shownAt.put(name, now);
                     store.stillWaiting(name, manager);
                 }
@@ -89,9 +92,9 @@ final class PermitQueues {
         }
     }
 
-    /** One waiting caller's watch of the queue's head (not thread-safe: one per caller). */
-    HeadWatch watch() {
-        return new HeadWatch();
+    /** One waiting caller's watch of the queue's head (not thread-safe: one per caller), under its own lease. */
+    HeadWatch watch(Duration lease) {
+        return new HeadWatch(LeaseWatch.takeoverAfterNanos(TURN_GRACE.compareTo(lease) < 0 ? TURN_GRACE : lease));
     }
 
     /**
@@ -100,10 +103,15 @@ final class PermitQueues {
      * for the turn grace on this caller's clock, the head is taken to be gone and is taken out of the queue.
      */
     final class HeadWatch {
+        private final long graceNanos;
         private String head;
         private long version;
         private long turn;
         private long since;
+
+        HeadWatch(long graceNanos) {
+            this.graceNanos = graceNanos;
+        }
 
         /**
          * @return true when a gone head was taken out just now (the caller should try again at once)
@@ -122,7 +130,7 @@ final class PermitQueues {
                 since = now;
                 return false;
             }
-            if (now - since < LeaseWatch.takeoverAfterNanos(TURN_GRACE)) {
+            if (now - since < graceNanos) {
                 return false;
             }
             head = null;
