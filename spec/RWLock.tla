@@ -305,7 +305,13 @@ Reply(s, r, m, d1) ==
 
 Apply(r, c, slot) ==
     LET m   == Matches(r)
-        d0  == IF m THEN DocAfter(r) ELSE doc
+        \* a write grant that did not match: the caller reads the document and joins
+        \* writers (updateOne {$addToSet: {writers: me}}) if it is not there
+        join == /\ ~m /\ slot[1] = "app" /\ r.kind = "Grant" /\ IsWrite(r)
+                /\ ~InQueue(c) /\ cs[c].am[r.k] = "Acq" /\ cs[c].att[r.k] = r.id
+        d0  == CASE m -> DocAfter(r)
+                 [] join -> [doc EXCEPT !.writers = Append(@, c)]
+                 [] OTHER -> doc
         dw  == m /\ r.kind \in {"Grant", "Down", "Release", "Pull"}
         sw  == IF m /\ r.kind \in {"Renew", "Expire", "End"} THEN r.sid ELSE NoSid
         s1  == CASE ~m -> sd
@@ -472,8 +478,11 @@ Down(c, k) ==
 \* sessions' compare-and-set, then their entries taken back pinned to the version read
 \* (as Permits.tla).
 Cands(c) == {e.s : e \in doc.holders} \ {cs[c].sid}
+\* A writer reads the holders' sessions after it joined writers (the same read shows it
+\* missing: Try joins first).
 CanRead(c, k) ==
     /\ cs[c].mode = "Run" /\ Waits(cs[c], k) /\ NoRoom(c, k)
+    /\ cs[c].md[k] = "W" => InQueue(c)
     /\ \E S \in Cands(c) : \/ sd[S] # "live"
                            \/ c \in Watchers /\ cs[c].wsid # S
                            \/ faults.stale < MaxStale
@@ -587,13 +596,15 @@ Init ==
     /\ lastGranted = 0
     /\ hist = [tokensOk |-> TRUE]
 
+\* A caller's try: its grant, or for a writer that cannot be granted the join.
+Try(c, k) == SendGrant(c, k) \/ (cs[c].md[k] = "W" /\ Join(c))
 WaiterWork(c) ==
-    \/ CreateSession(c) \/ Expire(c) \/ Join(c) \/ Turn(c) \/ WatchHead(c) \/ TakeHead(c)
-    \/ \E k \in Ks : SendGrant(c, k) \/ Read(c, k) \/ Down(c, k)
+    \/ CreateSession(c) \/ Expire(c) \/ WatchHead(c) \/ TakeHead(c)
+    \/ \E k \in Ks : Try(c, k) \/ Read(c, k) \/ Down(c, k)
 Next ==
     \/ Tick \/ ApplyLate
     \/ \E c \in Managers :
-          \/ WaiterWork(c) \/ Renew(c) \/ Check(c) \/ ApplyRen(c) \/ ApplySwp(c)
+          \/ WaiterWork(c) \/ Turn(c) \/ Renew(c) \/ Check(c) \/ ApplyRen(c) \/ ApplySwp(c)
           \/ LoseRen(c) \/ Crash(c)
           \/ \E k \in Ks : Release(c, k) \/ ApplyApp(c, k) \/ LoseApp(c, k)
 
@@ -602,13 +613,48 @@ Next ==
 \* are not crowded out by a busy reader manager); the Releasers' holders finish (weak
 \* fairness of their releases: readers that keep arriving and finish).  Renewals and the
 \* session check get none.
+\* Written as in Permits.tla: WF_vars(A) as "<>[]P => []<><<S>>_vars", P a state predicate
+\* equal to ENABLED A and S a step predicate that holds on A's steps (TLC evaluates ENABLED
+\* and the action, each with a Commit, on every transition otherwise: more than a minute for
+\* a thousand states).  The waiter's steps: a session asked for, a grant or a downgrade
+\* asked for, a new session or head watch, an End, Pull or Expire sent from an empty slot,
+\* a head taken out.  A caller's try (its grant, or a writer's join) and the head's turn
+\* each have their own weak fairness: in the waiters' they could stand for all the rest (TLC
+\* found both: a head that keeps moving its turn and never expires the session it watched;
+\* a writer that keeps watching the reader's session and never asks or joins).
+WaiterCanWork(c) ==
+    \/ CanCreate(c) \/ CanExpire(c) \/ CanWatchHead(c) \/ CanTakeHead(c)
+    \/ \E k \in Ks : CanRead(c, k) \/ CanDown(c, k)
+CanTry(c, k) == CanGrant(c, k) \/ (cs[c].md[k] = "W" /\ CanJoin(c))
+WaiterStep(c) ==
+    \/ cs[c].sm = "None" /\ cs'[c].sm = "Creating"
+    \/ cs'[c].wsid \notin {NoSid, cs[c].wsid}
+    \/ \E k \in Ks :
+          \/ cs[c].am[k] = "Later" /\ cs'[c].am[k] \in {"Acq", "Wait"}
+          \/ cs[c].app[k] = NoReq /\ cs'[c].app[k].kind \in {"End", "Pull", "Expire"}
+    \/ cs'[c].hw \notin {0, cs[c].hw}
+    \/ /\ CanTakeHead(c) /\ doc'.writers = Tail(doc.writers)
+       /\ doc'.holders = doc.holders /\ doc.writers # <<>>
+AppStep(c, k) == /\ faults' = faults /\ cs[c].app[k] # NoReq
+                 /\ cs'[c].app[k].kind # cs[c].app[k].kind
+RenStep(c)    == faults' = faults /\ cs[c].ren # NoReq /\ cs'[c].ren = NoReq
+SwpStep(c)    == faults' = faults /\ cs[c].swp # NoReq /\ cs'[c].swp = NoReq
+TryStep(c, k) == \/ cs[c].am[k] = "Wait" /\ cs'[c].am[k] = "Acq"
+                 \/ cs[c].md[k] = "W" /\ ~InQueue(c) /\ \E i \in 1..Len(doc'.writers) : doc'.writers[i] = c
+TurnStep(c)   == cs[c].owes /\ ~cs'[c].owes /\ cs'[c].mode = "Run" /\ doc' = doc
+RelStep(c, k) == cs[c].am[k] = "Hold" /\ cs'[c].am[k] = "Rel"
 Fairness ==
     /\ WF_vars(Tick)
     /\ \A c \in Managers :
-          /\ WF_vars(WaiterWork(c))
-          /\ WF_vars(ApplyRen(c)) /\ WF_vars(ApplySwp(c))
-          /\ \A k \in Ks : WF_vars(ApplyApp(c, k))
-          /\ c \in Releasers => \A k \in Ks : WF_vars(Release(c, k))
+          /\ <>[]CanTurn(c) => []<><<TurnStep(c)>>_vars                  \* WF_vars(Turn(c))
+          /\ <>[]WaiterCanWork(c) => []<><<WaiterStep(c)>>_vars          \* WF_vars(WaiterWork(c))
+          /\ <>[](cs[c].ren # NoReq) => []<><<RenStep(c)>>_vars         \* WF_vars(ApplyRen(c))
+          /\ <>[](cs[c].swp # NoReq) => []<><<SwpStep(c)>>_vars         \* WF_vars(ApplySwp(c))
+          /\ \A k \in Ks :
+                /\ <>[]CanTry(c, k) => []<><<TryStep(c, k)>>_vars              \* WF_vars(Try(c, k))
+                /\ <>[](cs[c].app[k] # NoReq) => []<><<AppStep(c, k)>>_vars \* WF_vars(ApplyApp(c, k))
+                /\ c \in Releasers =>
+                      (<>[]CanRelease(c, k) => []<><<RelStep(c, k)>>_vars) \* WF_vars(Release(c, k))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -666,4 +712,9 @@ CrashedHoldersRegranted == (CrashedHolds /\ Waiting) ~> (LiveHolds \/ ~Waiting)
 \* write was lost).
 DownAsked(c, k) == Running(c) /\ cs[c].md[k] = "D" /\ cs[c].am[k] \in {"Wait", "Acq"}
 DowngradeAnswered == \A c \in Managers, k \in Ks : DownAsked(c, k) ~> ~DownAsked(c, k)
+
+\* Fairness as written: to check by hand after changing an action (not in the build).
+EnabledAsWritten == \A c \in Managers : WaiterCanWork(c) = ENABLED <<WaiterWork(c)>>_vars
+StepsAsWritten == \A c \in Managers : [][WaiterWork(c) => WaiterStep(c)]_vars
+    \* (WaiterWork less the tries: check with Try taken out of it)
 =============================================================================
