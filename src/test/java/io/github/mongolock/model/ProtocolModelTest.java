@@ -175,8 +175,8 @@ class ProtocolModelTest {
      * request and a crash; broken: a reclaim that pulls a session read as ended (no compare-and-set on
      * it), a pull without its version filter, a grant that does not check {@code used}, a release that
      * pulls by session instead of owner. RWLock.tla: the read-write lock as designed (the semaphore's document with
-     * a limit L, writers queued in the document), with its three properties, and with a lost request and a crash
-     * beside two writers; broken: a read grant that ignores the waiting writers (the writer starves), a write grant
+     * a limit L, writers queued in the document), with its three properties, with a lost request and a crash, and
+     * with two writers; broken: a read grant that ignores the waiting writers (the writer starves), a write grant
      * that does not check {@code used}, a downgrade asked as an ordinary read grant (it never matches beside its own
      * write: the writer is stuck), a take-back authorised by a (stale) read of the session.
      */
@@ -194,7 +194,8 @@ class ProtocolModelTest {
                 Case.pass(PERMITS, "Permits.cfg", true),
                 Case.pass(PERMITS, "PermitsLate.cfg", false),
                 Case.pass(RWLOCK, "RWLock.cfg", true),
-                Case.pass(RWLOCK, "RWLockLate.cfg", false));
+                Case.pass(RWLOCK, "RWLockLate.cfg", false),
+                Case.pass(RWLOCK, "RWLockTwoWriters.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
                 Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
