@@ -36,7 +36,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code spec/TokenFloor.tla}, the frees and takes by others than the holder in
  * {@code spec/LockFrees.tla}, the report of a lost lease to its holder in
  * {@code spec/LeaseLosses.tla} (issue 31), the leased semaphore in {@code spec/Permits.tla}
- * (issue 32) and multi-locks in {@code spec/MultiLock.tla}, with TLC, run in a
+ * (issue 32), multi-locks in {@code spec/MultiLock.tla} and the leased read-write lock in
+ * {@code spec/RWLock.tla}, with TLC, run in a
  * child JVM (TLC calls {@code System.exit} and keeps static state, so it never runs inside the test
  * JVM). One table, {@link #CASES}, lists every configuration and what TLC must say about it.
  *
@@ -95,6 +96,7 @@ class ProtocolModelTest {
     private static final String LOSSES = "LeaseLosses.tla";
     private static final String PERMITS = "Permits.tla";
     private static final String MULTI = "MultiLock.tla";
+    private static final String RWLOCK = "RWLock.tla";
     private static final Pattern COMMENT = Pattern.compile("(?m)^\\s*\\\\\\*.*\\R?");
     /**
      * The runs, started or done, by configuration; a control run by module and control configuration
@@ -174,7 +176,11 @@ class ProtocolModelTest {
      * Permits.tla (issue 32): the leased semaphore as designed, with its liveness, and with a lost
      * request and a crash; broken: a reclaim that pulls a session read as ended (no compare-and-set on
      * it), a pull without its version filter, a grant that does not check {@code used}, a release that
-     * pulls by session instead of owner.
+     * pulls by session instead of owner. RWLock.tla: the read-write lock as designed (the semaphore's document with
+     * a limit L, writers queued in the document), with its three properties, with a lost request and a crash, and
+     * with two writers; broken: a read grant that ignores the waiting writers (the writer starves), a write grant
+     * that does not check {@code used}, a downgrade asked as an ordinary read grant (it never matches beside its own
+     * write: the writer is stuck), a take-back authorised by a (stale) read of the session.
      */
     static final List<Case> CASES;
 
@@ -190,7 +196,10 @@ class ProtocolModelTest {
                 Case.pass(PERMITS, "Permits.cfg", true),
                 Case.pass(PERMITS, "PermitsLate.cfg", false),
                 Case.pass(MULTI, "MultiLock.cfg", true),
-                Case.pass(MULTI, "MultiLockTimeouts.cfg", false));
+                Case.pass(MULTI, "MultiLockTimeouts.cfg", false),
+                Case.pass(RWLOCK, "RWLock.cfg", true),
+                Case.pass(RWLOCK, "RWLockLate.cfg", false),
+                Case.pass(RWLOCK, "RWLockTwoWriters.cfg", false));
         List<Case> broken = List.of(
                 Case.broken(LEASES, "MongoLockBroken.cfg", "AtMostOneBeliever"),
                 Case.broken(LEASES, "MongoLockBrokenHandOver.cfg", "AtMostOneBeliever"),
@@ -219,7 +228,11 @@ class ProtocolModelTest {
                 Case.broken(PERMITS, "PermitsReleaseAnyEntry.cfg", "AtMostLimitBelievers"),
                 Case.broken(MULTI, "MultiLockBrokenOrder.cfg", "NoCircularWait"),
                 Case.brokenProperty(MULTI, "MultiLockBrokenOrderLiveness.cfg", "EveryoneGetsItsSet"),
-                Case.broken(MULTI, "MultiLockBrokenTimeout.cfg", "AllOrNothingAtRest"));
+                Case.broken(MULTI, "MultiLockBrokenTimeout.cfg", "AllOrNothingAtRest"),
+                Case.brokenProperty(RWLOCK, "RWLockReadIgnoresWaitingWriter.cfg", "WaitingWriterEventuallyGranted"),
+                Case.broken(RWLOCK, "RWLockWriteWithoutUsed.cfg", "NoWriterWithReader"),
+                Case.brokenProperty(RWLOCK, "RWLockDowngradeAsFreshRead.cfg", "DowngradeAnswered"),
+                Case.broken(RWLOCK, "RWLockPullByRead.cfg", "NoWriterWithReader"));
         List<Case> all = new ArrayList<>(passing);
         for (Case c : broken) {
             all.add(c);
