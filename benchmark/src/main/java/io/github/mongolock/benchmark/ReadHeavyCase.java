@@ -164,8 +164,8 @@ final class ReadHeavyCase {
                 + " (range " + Stats.format(ratios.min(), 2) + "-" + Stats.format(ratios.max(), 2) + "). An operation is"
                 + " acquire + " + s.holdMicros() + " µs parked + close; the wait is from the call to the grant. Commands"
                 + " are counted at both workers' drivers, the managers' background commands (session renewal) included;"
-                + " getMore is the change stream (push) and is shown but not counted per operation; `find` is the push feed's lookup"
-                + " of an updated document, which the stand-in's change events make necessary (see Stand-in artefacts). Violations are"
+                + " getMore is the change stream (push) and is shown but not counted per operation; `find` is a waiter reading the busy"
+                + " document (and, for the read-write lock, its holders' sessions) after a refused grant: mongolock's own. Violations are"
                 + " checked across both JVMs through a shared-memory word per name (see ReadHeavyLoad).");
         long violations = totals.values().stream().mapToLong(t -> t.violations).sum();
         long errors = totals.values().stream().mapToLong(t -> t.errors).sum();
