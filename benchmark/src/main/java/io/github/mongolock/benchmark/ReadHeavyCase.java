@@ -164,8 +164,9 @@ final class ReadHeavyCase {
                 + " (range " + Stats.format(ratios.min(), 2) + "-" + Stats.format(ratios.max(), 2) + "). An operation is"
                 + " acquire + " + s.holdMicros() + " µs parked + close; the wait is from the call to the grant. Commands"
                 + " are counted at both workers' drivers, the managers' background commands (session renewal) included;"
-                + " getMore is the change stream (push) and is shown but not counted per operation; `find` is a waiter reading the busy"
-                + " document (and, for the read-write lock, its holders' sessions) after a refused grant: mongolock's own. Violations are"
+                + " getMore is the change stream (push) and is shown but not counted per operation; `find` and `aggregate` are mostly a"
+                + " waiter's reads after a refused grant (the read-write lock reads its document and its holders' sessions,"
+                + " the exclusive lock its document by `aggregate`), besides the change streams' openings: mongolock's own. Violations are"
                 + " checked across both JVMs through a shared-memory word per name (see ReadHeavyLoad).");
         long violations = totals.values().stream().mapToLong(t -> t.violations).sum();
         long errors = totals.values().stream().mapToLong(t -> t.errors).sum();
