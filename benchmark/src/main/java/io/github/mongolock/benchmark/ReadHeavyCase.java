@@ -77,6 +77,9 @@ final class ReadHeavyCase {
             for (String kind : KINDS) { // not kept: JIT, connection pools, the first documents of each name
                 block(a, b, kind, "readheavy-warm-up", Math.min(s.millis(), 1000), sharedFile, new Totals());
             }
+            a.send("CYCLES " + WakeUpMode.PUSH + " readheavy-cycle");
+            Map<String, String> cycles = Benchmark.keyValues(a.expect(Protocol.RESULT, Duration.ofSeconds(60)));
+            Benchmark.reset(a, WakeUpMode.PUSH);
             for (int round = 0; round < s.rounds(); round++) {
                 Map<String, Double> rateOfRound = new HashMap<>();
                 for (int k = 0; k < KINDS.size(); k++) {
@@ -88,7 +91,7 @@ final class ReadHeavyCase {
                 }
                 ratios.add(rateOfRound.get("rw") / rateOfRound.get("ex"));
             }
-            report(totals, new Stats(ratios));
+            report(totals, new Stats(ratios), cycles);
         } finally {
             Files.deleteIfExists(sharedFile);
         }
@@ -132,7 +135,7 @@ final class ReadHeavyCase {
         return ops / seconds;
     }
 
-    private void report(Map<String, Totals> totals, Stats ratios) {
+    private void report(Map<String, Totals> totals, Stats ratios, Map<String, String> cycles) {
         Settings s = settings;
         report.heading("10. Read-heavy workload (issue 32): 2 processes x " + s.threads() + " threads, " + s.readPercent()
                 + " % reads on " + s.names() + " names, hold " + s.holdMicros() + " µs, " + s.rounds()
@@ -168,6 +171,14 @@ final class ReadHeavyCase {
                 + " waiter's reads after a refused grant (the read-write lock reads its document and its holders' sessions,"
                 + " the exclusive lock its document by `aggregate`), besides the change streams' openings: mongolock's own. Violations are"
                 + " checked across both JVMs through a shared-memory word per name (see ReadHeavyLoad).");
+        report.line("");
+        report.line("One caller alone (worker A, before the rounds, after a warm cycle of each), commands of acquire / release:"
+                + " read " + cycle(cycles.get("read")) + "; write " + cycle(cycles.get("write")) + "; exclusive lock "
+                + cycle(cycles.get("exclusive")) + ".");
+        long readCycle = cycleTotal(cycles.get("read"));
+        long lockCycle = cycleTotal(cycles.get("exclusive"));
+        report.target("read-write lock: an uncontended read acquire + release, the same round trips as a lock's (issue 32)",
+                readCycle + " (" + cycle(cycles.get("read")) + "; the lock: " + lockCycle + ")", readCycle == lockCycle);
         long violations = totals.values().stream().mapToLong(t -> t.violations).sum();
         long errors = totals.values().stream().mapToLong(t -> t.errors).sum();
         report.target("read-heavy (" + s.readPercent() + " % reads, 2 x " + s.threads() + " threads, " + s.names()
@@ -177,6 +188,24 @@ final class ReadHeavyCase {
                         new Stats(totals.get("ex").rates).median(), 0) + " operations/s)", ratios.median() >= 2.0);
         report.target("read-heavy: never a writer beside a reader (issue 32)", violations + " violations, " + errors
                 + " errors", violations == 0 && errors == 0);
+    }
+
+    /** {@code 1:findAndModify/1:update} as {@code 1 (findAndModify) / 1 (update)}. */
+    private static String cycle(String acquireRelease) {
+        List<String> halves = new ArrayList<>();
+        for (String half : acquireRelease.split("/")) {
+            String[] parts = half.split(":", 2);
+            halves.add(parts[0] + " (" + parts[1].replace("+", ", ") + ")");
+        }
+        return String.join(" / ", halves);
+    }
+
+    private static long cycleTotal(String acquireRelease) {
+        long total = 0;
+        for (String half : acquireRelease.split("/")) {
+            total += Long.parseLong(half.split(":", 2)[0]);
+        }
+        return total;
     }
 
     /** Nearest-rank percentiles of the merged wait histogram, in ms. */

@@ -147,6 +147,69 @@ final class ReadHeavyLoad {
                 sparse(writeWaits), counter.counts().toString().replace(" ", ""));
     }
 
+    /**
+     * The commands of one uncontended cycle of each kind, counted on a thread named {@code waiter} (the worker's
+     * counter of that thread's commands), after a warm cycle of each: {@code read=2/1 write=.. exclusive=..} as
+     * {@code acquire/release}, each {@code total:name+name}.
+     */
+    static String cycles(MongoLockManager manager, CommandCounter counter, String name) throws InterruptedException {
+        String[] answer = new String[1];
+        RuntimeException[] failure = new RuntimeException[1];
+        Thread caller = new Thread(() -> {
+            try {
+                StringBuilder text = new StringBuilder();
+                for (String kind : List.of("read", "write", "exclusive")) {
+                    String lockName = name + "-" + kind;
+                    close(take(manager, kind, lockName)); // warm: the document exists, the session is open
+                    counter.reset();
+                    AutoCloseable hold = take(manager, kind, lockName);
+                    String acquire = describe(counter);
+                    counter.reset();
+                    close(hold);
+                    text.append(text.length() == 0 ? "" : " ").append(kind).append('=').append(acquire).append('/')
+                            .append(describe(counter));
+                }
+                answer[0] = text.toString();
+            } catch (RuntimeException failed) {
+                failure[0] = failed;
+            }
+        }, "waiter");
+        caller.start();
+        caller.join();
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return answer[0];
+    }
+
+    private static AutoCloseable take(MongoLockManager manager, String kind, String name) {
+        return switch (kind) {
+            case "read" -> manager.readWriteLock(name).read();
+            case "write" -> manager.readWriteLock(name).write();
+            default -> manager.acquire(name);
+        };
+    }
+
+    private static void close(AutoCloseable hold) {
+        try {
+            hold.close();
+        } catch (RuntimeException failed) {
+            throw failed;
+        } catch (Exception checked) {
+            throw new IllegalStateException(checked);
+        }
+    }
+
+    private static String describe(CommandCounter counter) {
+        StringBuilder names = new StringBuilder();
+        new java.util.TreeMap<>(counter.counts()).forEach((command, count) -> {
+            if (count > 0) {
+                names.append(names.length() == 0 ? "" : "+").append(count > 1 ? count + "x" : "").append(command);
+            }
+        });
+        return counter.total() + ":" + (names.length() == 0 ? "-" : names);
+    }
+
     /** Whether the others present on the name (this holder not counted) contradict this holder's access. */
     private static boolean clash(long others, boolean read, boolean readWrite) {
         if (read && readWrite) {
