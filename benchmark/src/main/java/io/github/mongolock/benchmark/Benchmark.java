@@ -21,7 +21,7 @@ import java.util.Map;
  * measured side by side and writes charts of the measured samples as SVG next to them
  * ({@code charts=DIR}, default {@code target/charts}; see docs/benchmark.md). MongoDB: {@code MONGOLOCK_BENCH_URI} when set,
  * else the stand-in in a JVM of its own. Options are {@code key=value} arguments, e.g.
- * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair,hotjvm}.
+ * {@code rounds=9 ops=300 handoffs=40 renewal-locks=10000 cases=single,handoff,contended,renewal,fair,hotjvm,readheavy}.
  */
 public final class Benchmark {
 
@@ -44,7 +44,7 @@ public final class Benchmark {
             Map.entry("contend-rounds", "1"), Map.entry("renewal-locks", "300"), Map.entry("renewal-lease-ms", "6000"),
             Map.entry("fair-ms", "2000"), Map.entry("fair-solo-ms", "1000"), Map.entry("quick-ms", "2000"),
             Map.entry("crash-locks", "300"), Map.entry("crash-lease-ms", "3000"), Map.entry("crash-waits-budget-ms", "20000"),
-            Map.entry("hotjvm-ms", "2000"));
+            Map.entry("hotjvm-ms", "2000"), Map.entry("readheavy-ms", "1000"), Map.entry("readheavy-rounds", "1"));
 
     private Benchmark(Map<String, String> options) {
         this.options = options;
@@ -78,7 +78,7 @@ public final class Benchmark {
     }
 
     private boolean enabled(String section) {
-        String cases = options.getOrDefault("cases", "single,handoff,contended,renewal,fair,hotjvm");
+        String cases = options.getOrDefault("cases", "single,handoff,contended,renewal,fair,hotjvm,readheavy");
         return List.of(cases.split(",")).contains(section);
     }
 
@@ -131,6 +131,9 @@ public final class Benchmark {
             }
             if (enabled("hotjvm")) {
                 section(() -> hotLockInOneJvm(uri, database, standIn));
+            }
+            if (enabled("readheavy")) {
+                section(() -> readHeavy(uri, database));
             }
             if (enabled("crash")) {
                 section(() -> crash(uri, database, standIn));
@@ -743,6 +746,14 @@ public final class Benchmark {
                 intOption("fair-solo-ms", 3_000), intOption("quick-ms", 5_000), intOption("quick-hold-ms", 20),
                 intOption("quick-pause-ms", 50));
         new FairnessCase(report, charts, settings, this::clearStandInOplog).run(workers.get(0), workers.get(1));
+    }
+
+    // ---- case 10 ----------------------------------------------------------------------------
+
+    private void readHeavy(String uri, String database) throws IOException {
+        List<ChildJvm> workers = startWorkers(uri, database, "readheavy");
+        new ReadHeavyCase(report, ReadHeavyCase.Settings.of(options), this::clearStandInOplog)
+                .run(workers.get(0), workers.get(1));
     }
 
     // ---- case 9 -----------------------------------------------------------------------------

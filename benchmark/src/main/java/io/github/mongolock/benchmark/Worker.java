@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.LongAdder;
  *                                                            -> RESULT hot=.. first=.. second=.. timeouts=.. commands=..
  * SOLO mode name slices     one caller alone, fresh manager, 1 s slices after a 3 s warm-up (see {@link OneJvmHotLock})
  *                                                            -> RESULT solo=cycles/s,..
+ * READHEAVY mode prefix rw|ex names threads millis startNanos holdMicros readPercent sharedFile
+ *                           95 %-read style load, read-write lock or exclusive lock (see {@link ReadHeavyLoad})
+ *                                                            -> RESULT reads=.. writes=.. violations=.. commands=..
+ * CYCLES mode name          one caller alone (a thread named "waiter"), after a warm cycle of each: the commands of a
+ *                           read, a write and an exclusive acquire, and of their closes  -> RESULT read=acquire/release ..
  * STATUS mode -             the push wake-up's status        -> STATUS PUSHING|...
  * RESET mode -              close and rebuild that manager  -> RESET
  * COUNTS mode -             getMore count and mean time, and all commands by name, since the last COUNTS
@@ -157,6 +162,9 @@ public final class Worker {
                     name, Integer.parseInt(command[3]), Long.parseLong(command[4]), counters.get(mode)));
             case "SOLO" -> reply(Protocol.RESULT + " " + OneJvmHotLock.solo(() -> newManager(mode, label + "-alone"), name,
                     Integer.parseInt(command[3])));
+            case "READHEAVY" -> reply(ReadHeavyLoad.run(manager, counters.get(mode),
+                    Arrays.copyOfRange(command, 2, command.length)));
+            case "CYCLES" -> reply(Protocol.RESULT + " " + ReadHeavyLoad.cycles(manager, waiterCounters.get(mode), name));
             case "TURNS" -> reply(Protocol.RESULT + " " + TurnTaking.run(manager,
                     TurnTaking.Plan.parse(name, Arrays.copyOfRange(command, 3, command.length)), counters.get(mode)));
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
