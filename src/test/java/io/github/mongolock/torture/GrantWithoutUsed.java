@@ -14,8 +14,9 @@ import org.bson.Document;
  * is {@code spec/Permits.tla}'s broken variant {@code GrantWithoutUsed}; the permits scenarios must fail on it
  * (docs/torture.md records that they do). With {@value #RW_NAME} the same rewrite hits the read-write locks'
  * documents instead ({@code _id.mongolock: "rw"}): a read grant then ignores a writer's hold, and a write grant
- * every hold (the queue rule, writer preference, stays); the read-write scenarios must fail on it. Every other call, and every collection derived from this one
- * ({@code withWriteConcern}, {@code withTimeout}, ...), goes through unchanged but for the same rewrite.
+ * every hold (the queue rule, writer preference, stays); the read-write scenarios must fail on it. Every other
+ * call, and every collection derived from this one ({@code withWriteConcern}, {@code withTimeout}, ...), goes
+ * through unchanged but for the same rewrite.
  */
 final class GrantWithoutUsed implements InvocationHandler {
 
@@ -45,7 +46,6 @@ final class GrantWithoutUsed implements InvocationHandler {
         return RW_NAME.equals(chosenName()) ? "rw" : "permits";
     }
 
-    @SuppressWarnings("unchecked")
     static MongoCollection<Document> wrap(MongoCollection<Document> collection) {
         return wrap(collection, chosenKind());
     }
