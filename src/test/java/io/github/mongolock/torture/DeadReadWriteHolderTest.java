@@ -40,7 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DeadReadWriteHolderTest {
 
     private static final Duration LEASE = Duration.ofSeconds(1);
-    private static final Duration WITHIN = Duration.ofMillis(3_500);
+    private static final Duration WITHIN = Duration.ofMillis(Long.getLong("deadrw.within", 3_500));
 
     private final Dying dying;
     private final LockCoordinator dead;
@@ -110,6 +110,26 @@ class DeadReadWriteHolderTest {
         writer.interrupt();
     }
 
+    /**
+     * As the torture's writers ask: each acquire waits {@code 2 s}, less than the dead manager's queue entry takes to
+     * go, and asks again at once; within 15 s (lease 1 s) one must get write access.
+     */
+    @Test
+    void writersRetryingShortWaitsGetPastADeadManagerHoldingReadWithAWriterQueued() throws InterruptedException {
+        dead.readWriteLock("rw").read();
+        Thread writer = queuedWriterOfTheDead();
+        long begin = System.nanoTime();
+        Optional<ReadWriteHold> got = Optional.empty();
+        while (got.isEmpty() && System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(15)) {
+            got = other.readWriteLock("rw").tryWrite(wait(Duration.ofSeconds(2)));
+        }
+        System.out.printf("[dead read-write holder] writers retrying 2 s waits: %s after %d ms%n",
+                got.isPresent() ? "granted" : "NOT granted", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
+        got.ifPresent(ReadWriteHold::close);
+        assertTrue(got.isPresent(), "no write within 15 s of 2 s waits");
+        writer.interrupt();
+    }
+
     /** The dead manager's writer waits behind another's read (its manager joins the queue), then the manager dies. */
     private Thread queuedWriter() throws InterruptedException {
         Thread writer = startWriter();
@@ -126,7 +146,7 @@ class DeadReadWriteHolderTest {
     private Thread startWriter() {
         Thread writer = new Thread(() -> {
             try {
-                dead.readWriteLock("rw").write(wait(Duration.ofSeconds(10))).close();
+                dead.readWriteLock("rw").write(wait(Duration.ofSeconds(30))).close();
             } catch (RuntimeException ended) {
                 // the test is over
             }
