@@ -71,14 +71,17 @@ final class PermitsChecker {
      * @param maxRegrantFromWatchNanos the same from the later of the SIGSTOP and the first waiter's arrival, or -1
      * @param endStateViolations  documents whose used is not the sum of their holders' or exceeds the limit
      * @param heldAtEnd           permits still held at the end by processes that stopped by themselves
+     * @param stalledAcquires     read-write locks only ({@link ReadWriteChecker}): acquires that timed out while nobody
+     *                            was granted the name (0 for semaphores)
+     * @param maxStallNanos       read-write locks only: the longest such stall, merged per name, or -1
      * @param problems            the first violations, described for a person
      */
     record Report(int faults, int sections, int twoPermitSections, int killedInside, int toldLost, Map<String, Integer> maxBelieved,
                   int atLimit, int overLimit, int tokenOrderViolations, int pauseViolations, int storeFailedCloses, int takenOver, int unrecovered,
                   long maxRegrantNanos, long maxRegrantFromWatchNanos, int endStateViolations, int heldAtEnd,
-                  List<String> problems) {
+                  int stalledAcquires, long maxStallNanos, List<String> problems) {
 
-        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
+        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, 0, -1, List.of());
     }
 
     private PermitsChecker() {
@@ -172,7 +175,7 @@ final class PermitsChecker {
         int told = (int) sections.stream().filter(PermitSection::toldLost).count();
         int two = (int) sections.stream().filter(s -> s.permits() > 1).count();
         return new Report(faults.size(), sections.size(), two, killed, told, maxBelieved, limitFigures[0], limitFigures[1], tokenOrder,
-                pauseViolations, storeFailedCloses[0], takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, List.copyOf(problems));
+                pauseViolations, storeFailedCloses[0], takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, 0, -1, List.copyOf(problems));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.mongolock.torture;
 
 import io.github.mongolock.core.ReadWriteStore;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +55,68 @@ final class ReadWriteChecker {
     static PermitsChecker.Report check(List<PermitSection> holds, List<AcquireFailure> failures, List<PermitFault> faults,
                                        List<PermitsChecker.SemaphoreState> states, Set<String> killedProcesses) {
         PermitsChecker.Report p = PermitsChecker.check(holds, failures, faults, states, killedProcesses, WAITERS);
-        List<String> problems = p.problems().stream().map(ReadWriteChecker::reword).toList();
+        List<String> problems = new ArrayList<>(p.problems().stream().map(ReadWriteChecker::reword).toList());
         int writes = (int) holds.stream().filter(ReadWriteWorkload::isWrite).count();
+        long[] stall = stalls(holds, failures, faults, problems);
         return new PermitsChecker.Report(p.faults(), p.sections(), writes, p.killedInside(), p.toldLost(), mostReaders(holds),
                 p.atLimit(), p.overLimit(), p.tokenOrderViolations(), p.pauseViolations(), p.storeFailedCloses(), p.takenOver(),
                 p.unrecovered(), p.maxRegrantNanos(), p.maxRegrantFromWatchNanos(), p.endStateViolations(), p.heldAtEnd(),
-                problems);
+                (int) stall[0], stall[1], List.copyOf(problems));
+    }
+
+    /**
+     * <b>Stalls</b>: an acquire of a live process that timed out while no hold of its name started between its call
+     * and its timeout (the wait time, 3 s, is above the regrant bound, 2.3 s: a correct lock gives a dead holder's
+     * access back before). Acquires of a fault's victim overlapping its fault are left out. Stalled intervals are
+     * merged per name.
+     *
+     * @return {@code [stalled acquires, the longest merged stall in nanos or -1]}
+     */
+    static long[] stalls(List<PermitSection> holds, List<AcquireFailure> failures, List<PermitFault> faults,
+                         List<String> problems) {
+        Map<String, long[]> starts = new TreeMap<>();
+        holds.stream().collect(Collectors.groupingBy(PermitSection::semaphore)).forEach((name, ofName) ->
+                starts.put(name, ofName.stream().mapToLong(PermitSection::start).sorted().toArray()));
+        Map<String, List<AcquireFailure>> stalled = new TreeMap<>();
+        for (AcquireFailure failure : failures) {
+            if (!failure.kind().startsWith("TIMEOUT") || faults.stream().anyMatch(f -> f.process().equals(failure.process())
+                    && failure.askedAt() - f.until() <= 0 && failure.failedAt() - f.at() >= 0)) {
+                continue;
+            }
+            long[] ofName = starts.getOrDefault(failure.lock(), new long[0]);
+            boolean granted = false;
+            for (long start : ofName) {
+                if (start - failure.askedAt() >= 0 && start - failure.failedAt() <= 0) {
+                    granted = true;
+                    break;
+                }
+            }
+            if (!granted) {
+                stalled.computeIfAbsent(failure.lock(), name -> new ArrayList<>()).add(failure);
+            }
+        }
+        long count = 0;
+        long longest = -1;
+        for (Map.Entry<String, List<AcquireFailure>> name : stalled.entrySet()) {
+            List<AcquireFailure> byAsk = name.getValue().stream().sorted(Comparator.comparingLong(AcquireFailure::askedAt)).toList();
+            count += byAsk.size();
+            long from = byAsk.get(0).askedAt();
+            long to = byAsk.get(0).failedAt();
+            long longestOfName = -1;
+            for (AcquireFailure failure : byAsk) {
+                if (failure.askedAt() - to > 0) {
+                    longestOfName = Math.max(longestOfName, to - from);
+                    from = failure.askedAt();
+                }
+                to = Math.max(to, failure.failedAt());
+            }
+            longestOfName = Math.max(longestOfName, to - from);
+            longest = Math.max(longest, longestOfName);
+            problems.add(0, "stalled: " + name.getKey() + " granted to nobody for " + longestOfName / 1_000_000
+                    + " ms while " + byAsk.size() + " acquire(s) of live processes timed out, the first "
+                    + byAsk.get(0).process() + " " + byAsk.get(0).kind() + " asked at " + byAsk.get(0).askedAt());
+        }
+        return new long[] {count, longest};
     }
 
     /** Per name, the most read holds believed under way at once (a sweep in start order, as the semaphore's). */

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The read-write lock's rules must find what they are meant to find ({@link ReadWriteChecker}): each is shown a
  * hand-made history that breaks it (a writer beside a reader, beside a writer, a reader arriving beside a writer, a
- * write token going back, a token granted twice, a dead writer's or reader's access never granted again, a regrant
- * after the bound, a paused holder not told, documents not adding up), and the histories a correct lock makes pass.
+ * write token going back, a token granted twice, a dead writer's or reader's access never granted again, a paused
+ * holder not told, documents not adding up, acquires timing out while nobody was granted the name), and the histories a correct lock makes pass.
  */
 class ReadWriteCheckerTest {
 
@@ -158,6 +158,24 @@ class ReadWriteCheckerTest {
         PermitsChecker.Report report = ReadWriteChecker.check(List.of(), List.of(), List.of(), states, Set.of("w0.0"));
         assertEquals(1, report.endStateViolations(), "used not the holders' sum");
         assertEquals(2, report.heldAtEnd());
+    }
+
+    @Test
+    void acquiresTimingOutWhileNobodyIsGrantedTheNameAreStalls() {
+        // p's write granted at 0-10; q's read and r's write time out (1,000-4,000 and 3,500-6,500) with no grant between:
+        // one stall of 5,500 ns made of two acquires. s's read timed out while p was granted: no stall.
+        List<AcquireFailure> failures = List.of(new AcquireFailure("q", "rw-0", "TIMEOUT", 1_000, 4_000),
+                new AcquireFailure("r", "rw-0", ReadWriteWorkload.WRITE_TIMEOUT, 3_500, 6_500),
+                new AcquireFailure("s", "rw-0", "TIMEOUT", -100, 3_000));
+        PermitsChecker.Report report = check(List.of(write("p", 1, 0, 10)), failures);
+        assertEquals(2, report.stalledAcquires(), report.problems().toString());
+        assertEquals(5_500, report.maxStallNanos());
+        assertTrue(report.problems().get(0).startsWith("stalled: rw-0"), report.problems().toString());
+        // A victim's own acquires across its fault are not counted.
+        PermitFault pause = new PermitFault(FaultEvent.Kind.PAUSE, "q", "rw-0", "q:n:p9", 1, 500, 501, 3_500, NEVER);
+        assertEquals(1, check(List.of(write("p", 1, 0, 10)), failures, pause).stalledAcquires());
+        assertEquals(0, check(List.of(write("p", 1, 0, 10), read("t", 2, 5_000, 5_100)),
+                List.of(new AcquireFailure("r", "rw-0", ReadWriteWorkload.WRITE_TIMEOUT, 3_500, 6_500))).stalledAcquires());
     }
 
     private static List<PermitSection> concat(PermitSection first, List<PermitSection> rest) {

@@ -75,8 +75,8 @@ final class SummaryTable {
         table.append("\n| scenario | faults | holds | writes | killed inside | told lost | most readers believed at once"
                 + " | writes started alone | writer beside another holder | token-order violations | lost updates | regranted"
                 + " | unrecovered | max regrant | bound | from the fault | end state | held at end"
-                + " | paused in close, told store failure | wall time |\n");
-        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + " | paused in close, told store failure | stalled acquires | longest stall | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (ScenarioResult result : rw) {
             PermitsChecker.Report p = result.permits();
             table.append("| ").append(result.scenario().title())
@@ -98,9 +98,13 @@ final class SummaryTable {
                     .append(" | ").append(p.endStateViolations())
                     .append(" | ").append(p.heldAtEnd())
                     .append(" | ").append(p.storeFailedCloses())
+                    .append(" | ").append(p.stalledAcquires())
+                    .append(" | ").append(millisOrDash(p.maxStallNanos()))
                     .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
         }
-        table.append("\nRead-write: max regrant from the later of a holder's SIGSTOP and the first waiter's arrival (a writer's,"
+        table.append("\nRead-write: stalled acquires timed out while nobody was granted their name (not asserted unless"
+                + " -D" + TortureTest.ASSERT_STALLS + "=true: DeadReadWriteHolderTest);"
+                + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival (a writer's,"
                 + " for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
         for (ScenarioResult result : rw) {
             if (!result.permits().problems().isEmpty()) {

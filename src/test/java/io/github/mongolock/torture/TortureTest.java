@@ -163,6 +163,9 @@ class TortureTest {
      * or paused, their access granted again within the bound; sharp, not vacuous: writes were taken, some started
      * alone, readers were believed side by side, and the faults met holders whose access others then took.
      */
+    /** {@code -Dmongolock.torture.rw.assertStalls=true}: assert the read-write scenarios' stalls are 0 (see {@link ReadWriteChecker#stalls}). */
+    static final String ASSERT_STALLS = "mongolock.torture.rw.assertStalls";
+
     private static void assertReadWrite(ScenarioResult result) {
         PermitsChecker.Report p = result.permits();
         String where = result.scenario().title() + " " + p.problems() + ": ";
@@ -178,7 +181,12 @@ class TortureTest {
                 () -> assertEquals(0, p.pauseViolations(), where + "paused holders not told of their loss"),
                 () -> assertEquals(0, p.unrecovered(), where + "killed holders' access never granted again"),
                 () -> assertEquals(0, p.endStateViolations(), where + "read-write documents that do not add up at the end"),
-                () -> assertEquals(0, p.heldAtEnd(), where + "access held at the end by processes that stopped by themselves"));
+                () -> assertEquals(0, p.heldAtEnd(), where + "access held at the end by processes that stopped by themselves"),
+                // Off by default: DeadReadWriteHolderTest's production finding (a dead manager holding read with its
+                // own writer queued blocks the name) stalls RW_KILL in most runs. On once that is fixed.
+                () -> assertTrue(!Boolean.getBoolean(ASSERT_STALLS) || p.stalledAcquires() == 0, where
+                        + "acquires timed out while nobody was granted the name: " + p.stalledAcquires() + ", longest "
+                        + Duration.ofNanos(Math.max(p.maxStallNanos(), 0)).toMillis() + " ms"));
         switch (result.scenario()) {
             case RW_KILL, RW_PAUSE -> assertAll(where,
                     () -> assertTrue(p.faults() >= 1, where + "no holder was " + (result.scenario() == Scenario.RW_KILL
