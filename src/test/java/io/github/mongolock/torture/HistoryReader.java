@@ -28,7 +28,7 @@ import java.util.Map;
  * Y term before after                                                isLeader() answered yes (LEADER workload)
  * G term at                                                          the leadership listener was told granted
  * V term reason at                                                   it was told revoked
- * P semaphore limit permits token owner start askedAt                 a hold of permits began (PERMITS workload)
+ * P semaphore limit permits token owner start askedAt                 a hold of permits began (PERMITS workload; READ_WRITE: a read 1 permit, a write WHOLE)
  * Q semaphore token end write heldAtEnd                              its work is over, close() comes next
  * F semaphore token close listenerLost                               its close() returned or threw
  * </pre>

@@ -71,21 +71,52 @@ final class PermitsChecker {
      * @param maxRegrantFromWatchNanos the same from the later of the SIGSTOP and the first waiter's arrival, or -1
      * @param endStateViolations  documents whose used is not the sum of their holders' or exceeds the limit
      * @param heldAtEnd           permits still held at the end by processes that stopped by themselves
+     * @param stalledAcquires     read-write locks only ({@link ReadWriteChecker}): acquires that timed out while nobody
+     *                            was granted the name (0 for semaphores)
+     * @param maxStallNanos       read-write locks only: the longest such stall, merged per name, or -1
      * @param problems            the first violations, described for a person
      */
     record Report(int faults, int sections, int twoPermitSections, int killedInside, int toldLost, Map<String, Integer> maxBelieved,
                   int atLimit, int overLimit, int tokenOrderViolations, int pauseViolations, int storeFailedCloses, int takenOver, int unrecovered,
                   long maxRegrantNanos, long maxRegrantFromWatchNanos, int endStateViolations, int heldAtEnd,
-                  List<String> problems) {
+                  int stalledAcquires, long maxStallNanos, List<String> problems) {
 
-        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, List.of());
+        static final Report NONE = new Report(0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, -1, -1, 0, 0, 0, -1, List.of());
     }
 
     private PermitsChecker() {
     }
 
+    /**
+     * Which acquire calls of other processes wait on a victim's permits, for the regrant's "first waiter's arrival":
+     * for a semaphore every one; for a read-write lock ({@link ReadWriteChecker}) a dead reader's entry stands only
+     * in a writer's way, so there only write calls count.
+     */
+    interface Waiters {
+        Waiters ALL = new Waiters() {
+            @Override
+            public boolean waits(PermitFault victim, PermitSection hold) {
+                return true;
+            }
+
+            @Override
+            public boolean waits(PermitFault victim, AcquireFailure failure) {
+                return true;
+            }
+        };
+
+        boolean waits(PermitFault victim, PermitSection hold);
+
+        boolean waits(PermitFault victim, AcquireFailure failure);
+    }
+
     static Report check(List<PermitSection> sections, List<AcquireFailure> failures, List<PermitFault> faults,
                         List<SemaphoreState> states, Set<String> killedProcesses) {
+        return check(sections, failures, faults, states, killedProcesses, Waiters.ALL);
+    }
+
+    static Report check(List<PermitSection> sections, List<AcquireFailure> failures, List<PermitFault> faults,
+                        List<SemaphoreState> states, Set<String> killedProcesses, Waiters waiters) {
         List<String> problems = new ArrayList<>();
         Map<String, List<PermitSection>> bySemaphore = sections.stream().collect(Collectors.groupingBy(
                 PermitSection::semaphore, TreeMap::new, Collectors.toList()));
@@ -115,7 +146,7 @@ final class PermitsChecker {
                 continue; // a pause nobody took over: the victim may rightly still hold its permits
             }
             takenOver++;
-            long watched = watchedFrom(fault, seen, ofSemaphore, failures);
+            long watched = watchedFrom(fault, seen, ofSemaphore, failures, waiters);
             maxRegrant = Math.max(maxRegrant, seen - fault.at());
             maxFromWatch = Math.max(maxFromWatch, seen - watched);
             if (pause) {
@@ -144,7 +175,7 @@ final class PermitsChecker {
         int told = (int) sections.stream().filter(PermitSection::toldLost).count();
         int two = (int) sections.stream().filter(s -> s.permits() > 1).count();
         return new Report(faults.size(), sections.size(), two, killed, told, maxBelieved, limitFigures[0], limitFigures[1], tokenOrder,
-                pauseViolations, storeFailedCloses[0], takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, List.copyOf(problems));
+                pauseViolations, storeFailedCloses[0], takenOver, unrecovered, maxRegrant, maxFromWatch, endState, heldAtEnd, 0, -1, List.copyOf(problems));
     }
 
     /**
@@ -157,13 +188,13 @@ final class PermitsChecker {
         List<PermitSection> byStart = ofSemaphore.stream().sorted(Comparator.comparingLong(PermitSection::start)).toList();
         int limit = byStart.stream().mapToInt(PermitSection::limit).min().orElse(0);
         PriorityQueue<PermitSection> believed = new PriorityQueue<>(Comparator.comparingLong(PermitSection::end));
-        int sum = 0;
-        int max = 0;
+        long sum = 0; // long: a read-write lock's two writes are 2 x 2^30 permits (ReadWriteChecker)
+        long max = 0;
         for (PermitSection hold : byStart) {
             while (!believed.isEmpty() && believed.peek().end() - hold.start() <= 0) {
                 sum -= believed.poll().permits();
             }
-            int at = sum + hold.permits();
+            long at = sum + hold.permits();
             max = Math.max(max, at);
             if (at == limit) {
                 figures[0]++;
@@ -178,7 +209,7 @@ final class PermitsChecker {
                 sum += hold.permits();
             }
         }
-        return max;
+        return (int) Math.min(max, Integer.MAX_VALUE);
     }
 
     private static int tokenOrderViolations(List<PermitSection> ofSemaphore, List<String> problems) {
@@ -233,7 +264,7 @@ final class PermitsChecker {
             if (candidate.start() - fault.at() <= 0) {
                 continue;
             }
-            int sum = candidate.permits();
+            long sum = candidate.permits();
             for (PermitSection other : others) {
                 if (other != candidate && other.protectedToEnd() && other.activeAt(candidate.start())) {
                     sum += other.permits();
@@ -247,16 +278,18 @@ final class PermitsChecker {
     }
 
     /** The later of the SIGSTOP and the earliest acquire call of another process on the semaphore under way then or begun after. */
-    private static long watchedFrom(PermitFault fault, long seen, List<PermitSection> ofSemaphore, List<AcquireFailure> failures) {
+    private static long watchedFrom(PermitFault fault, long seen, List<PermitSection> ofSemaphore, List<AcquireFailure> failures,
+                                    Waiters waiters) {
         long earliest = Long.MAX_VALUE;
         for (PermitSection hold : ofSemaphore) {
-            if (!hold.process().equals(fault.process()) && hold.askedAt() - seen <= 0 && hold.start() - fault.at() >= 0) {
+            if (!hold.process().equals(fault.process()) && hold.askedAt() - seen <= 0 && hold.start() - fault.at() >= 0
+                    && waiters.waits(fault, hold)) {
                 earliest = Math.min(earliest, hold.askedAt());
             }
         }
         for (AcquireFailure failure : failures) {
             if (failure.lock().equals(fault.semaphore()) && !failure.process().equals(fault.process())
-                    && failure.askedAt() - seen <= 0 && failure.failedAt() - fault.at() >= 0) {
+                    && failure.askedAt() - seen <= 0 && failure.failedAt() - fault.at() >= 0 && waiters.waits(fault, failure)) {
                 earliest = Math.min(earliest, failure.askedAt());
             }
         }

@@ -28,7 +28,10 @@ enum Scenario {
     STALE_READS("stale reads after elections, lost answers and rollbacks (replica-set fault layer)"),
     PERMITS("permits of two semaphores (limits 2 and 3) under contention"),
     PERMITS_KILL("permit holders killed (kill -9)"),
-    PERMITS_PAUSE("permit holders paused 2 x lease (SIGSTOP/SIGCONT)");
+    PERMITS_PAUSE("permit holders paused 2 x lease (SIGSTOP/SIGCONT)"),
+    RW("read-write locks: readers and writers of two names"),
+    RW_KILL("read-write holders killed (kill -9)"),
+    RW_PAUSE("read-write holders paused 2 x lease (SIGSTOP/SIGCONT)");
 
     /**
      * The lock names of {@link #STALE_READS}: more than the others' two, so that names are often free and unqueued,
@@ -70,7 +73,7 @@ enum Scenario {
         return switch (this) {
             // Permits: "granted again once its session is ended, within lease + 3 % + one poll of a waiter first seeing
             // it" (PERMITS-DESIGN.md), the lock's own rule, so the same bound.
-            case KILL, PAUSE, SERVER_CLOCK, MANY_LOCKS, PERMITS_KILL, PERMITS_PAUSE -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
+            case KILL, PAUSE, SERVER_CLOCK, MANY_LOCKS, PERMITS_KILL, PERMITS_PAUSE, RW_KILL, RW_PAUSE -> config.lease().plus(config.renewalInterval()).plus(config.waiterPoll());
             // A candidate first sees the dead leader's last renewal at one poll and takes over at the first poll
             // after lease + 3 % (which the renewal interval covers, as above): two polls, where a waiter in acquire
             // wakes when the takeover is due. One poll more: a candidate's polls run one after the other on its
@@ -91,6 +94,7 @@ enum Scenario {
             case LEADER -> WorkerSettings.Workload.LEADER;
             case MANY_LOCKS -> WorkerSettings.Workload.MANY_HOLDS;
             case PERMITS, PERMITS_KILL, PERMITS_PAUSE -> WorkerSettings.Workload.PERMITS;
+            case RW, RW_KILL, RW_PAUSE -> WorkerSettings.Workload.READ_WRITE;
             default -> WorkerSettings.Workload.LOOP;
         };
     }
@@ -138,7 +142,15 @@ enum Scenario {
 
     /** Whether the workers hold permits of semaphores ({@link PermitsWorkload}) rather than locks: judged by {@link PermitsChecker}. */
     boolean permits() {
-        return this == PERMITS || this == PERMITS_KILL || this == PERMITS_PAUSE;
+        return this == PERMITS || this == PERMITS_KILL || this == PERMITS_PAUSE || readWrite();
+    }
+
+    /**
+     * Whether the workers hold read-write locks ({@link ReadWriteWorkload}): a permits scenario too (the same faults
+     * of holder entries, the same history records, a read 1 permit and a write all of them), judged by {@link ReadWriteChecker}.
+     */
+    boolean readWrite() {
+        return this == RW || this == RW_KILL || this == RW_PAUSE;
     }
 
     /** Whether this scenario needs a MongoDB of its own whose wall clock it steps (the stepped-clock stand-in). */
@@ -234,7 +246,7 @@ enum Scenario {
         if (permits()) {
             List<String> semaphores = new ArrayList<>();
             for (int i = 0; i < config.locks(); i++) {
-                semaphores.add(PermitsWorkload.name(i));
+                semaphores.add(readWrite() ? ReadWriteWorkload.name(i) : PermitsWorkload.name(i));
             }
             return semaphores;
         }

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -142,10 +143,13 @@ final class ScenarioRun {
                 CheckReport report = HistoryChecker.check(sections, failures, faults.events(), counters(counters),
                         heldAtEnd, scenario.hasNetworkFaults(), LifecycleHistory.merge(lifecycles),
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
-                PermitsChecker.Report permits = scenario.permits() ? PermitsChecker.check(permitSections, failures,
-                        permitFaults.faults(), semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)),
-                        fleet.all().stream().filter(WorkerProcess::wasKilled).map(WorkerProcess::name)
-                                .collect(Collectors.toSet())) : PermitsChecker.Report.NONE;
+                Set<String> killed = fleet.all().stream().filter(WorkerProcess::wasKilled).map(WorkerProcess::name)
+                        .collect(Collectors.toSet());
+                PermitsChecker.Report permits = !scenario.permits() ? PermitsChecker.Report.NONE
+                        : scenario.readWrite() ? ReadWriteChecker.check(permitSections, failures, permitFaults.faults(),
+                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed)
+                        : PermitsChecker.check(permitSections, failures, permitFaults.faults(),
+                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed);
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size(),
                         replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE, permits);
@@ -295,7 +299,7 @@ final class ScenarioRun {
         Duration gap = Duration.ofMillis(1500);
         int rounds = Scenario.permitFaultRounds(config);
         switch (scenario) {
-            case PERMITS_KILL -> {
+            case PERMITS_KILL, RW_KILL -> {
                 // The victim's permits come back only to waiters: a kill must leave the workers time to take them
                 // (the regrant bound and a second) before their deadline. A first run on a loaded machine killed
                 // 1.2 s before it, and the permits were "never granted again" because nobody was left to ask.
@@ -307,7 +311,7 @@ final class ScenarioRun {
                     faults.killHolder(); // returns once the victim's permits were taken back, or its timeout passed
                 }
             }
-            case PERMITS_PAUSE -> {
+            case PERMITS_PAUSE, RW_PAUSE -> {
                 long lastPause = Math.min(until, deadline - pause.toNanos() - Duration.ofSeconds(1).toNanos());
                 for (int round = 0; round < rounds && before(lastPause); round++) {
                     if (round > 0) {

@@ -62,12 +62,62 @@ final class SummaryTable {
             }
         }
         permitsTable(results, table);
+        readWriteTable(results, table);
         return table.toString();
+    }
+
+    /** The read-write scenarios' own figures ({@link ReadWriteChecker}): the semaphore's report, read for modes. */
+    private static void readWriteTable(List<ScenarioResult> results, StringBuilder table) {
+        List<ScenarioResult> rw = results.stream().filter(result -> result.scenario().readWrite()).toList();
+        if (rw.isEmpty()) {
+            return;
+        }
+        table.append("\n| scenario | faults | holds | writes | killed inside | told lost | most readers believed at once"
+                + " | writes started alone | writer beside another holder | token-order violations | lost updates | regranted"
+                + " | unrecovered | max regrant | bound | from the fault | end state | held at end"
+                + " | paused in close, told store failure | stalled acquires | longest stall | wall time |\n");
+        table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (ScenarioResult result : rw) {
+            PermitsChecker.Report p = result.permits();
+            table.append("| ").append(result.scenario().title())
+                    .append(" | ").append(p.faults())
+                    .append(" | ").append(p.sections())
+                    .append(" | ").append(p.twoPermitSections())
+                    .append(" | ").append(p.killedInside())
+                    .append(" | ").append(p.toldLost())
+                    .append(" | ").append(p.maxBelieved().toString().replace("=", ": "))
+                    .append(" | ").append(p.atLimit())
+                    .append(" | ").append(p.overLimit())
+                    .append(" | ").append(p.tokenOrderViolations())
+                    .append(" | ").append(result.report().lostUpdates())
+                    .append(" | ").append(p.takenOver())
+                    .append(" | ").append(p.unrecovered())
+                    .append(" | ").append(millisOrDash(p.maxRegrantFromWatchNanos()))
+                    .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
+                    .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
+                    .append(" | ").append(p.endStateViolations())
+                    .append(" | ").append(p.heldAtEnd())
+                    .append(" | ").append(p.storeFailedCloses())
+                    .append(" | ").append(p.stalledAcquires())
+                    .append(" | ").append(millisOrDash(p.maxStallNanos()))
+                    .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
+        }
+        table.append("\nRead-write: stalled acquires timed out while nobody was granted their name (not asserted unless"
+                + " -D" + TortureTest.ASSERT_STALLS + "=true: DeadReadWriteHolderTest);"
+                + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival (a writer's,"
+                + " for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
+        for (ScenarioResult result : rw) {
+            if (!result.permits().problems().isEmpty()) {
+                table.append("\n").append(result.scenario().title()).append(":\n");
+                result.permits().problems().forEach(problem -> table.append("  - ").append(problem).append('\n'));
+            }
+        }
     }
 
     /** The permits scenarios' own figures ({@link PermitsChecker}), a table of their own: their holds are not sections of a lock. */
     private static void permitsTable(List<ScenarioResult> results, StringBuilder table) {
-        List<ScenarioResult> permits = results.stream().filter(result -> result.scenario().permits()).toList();
+        List<ScenarioResult> permits = results.stream().filter(result -> result.scenario().permits()
+                && !result.scenario().readWrite()).toList();
         if (permits.isEmpty()) {
             return;
         }

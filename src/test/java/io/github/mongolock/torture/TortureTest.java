@@ -59,6 +59,10 @@ class TortureTest {
                 () -> assertEquals(0, r.unrecovered(), where + "faults never recovered from"),
                 () -> assertEquals(0, result.hungWorkers(), where + "workers that did not stop by themselves"));
         Duration bound = result.recoveryBound();
+        if (result.scenario().readWrite()) {
+            assertReadWrite(result);
+            return;
+        }
         if (result.scenario().permits()) {
             assertPermits(config, result);
             return;
@@ -150,6 +154,50 @@ class TortureTest {
                     () -> assertTrue(r.leader().maxFailoverNanos() <= bound.toNanos(), where + "failover took "
                             + Duration.ofNanos(r.leader().maxFailoverNanos()).toMillis() + " ms from the SIGSTOP, more than "
                             + bound.toMillis() + " ms"));
+        }
+    }
+
+    /**
+     * The read-write lock's figures (see {@link ReadWriteChecker}): never a believed writer beside another believed
+     * holder, tokens in grant order over both modes, the documents adding up at the end, and, where holders are killed
+     * or paused, their access granted again within the bound; sharp, not vacuous: writes were taken, some started
+     * alone, readers were believed side by side, and the faults met holders whose access others then took.
+     */
+    /** {@code -Dmongolock.torture.rw.assertStalls=true}: assert the read-write scenarios' stalls are 0 (see {@link ReadWriteChecker#stalls}). */
+    static final String ASSERT_STALLS = "mongolock.torture.rw.assertStalls";
+
+    private static void assertReadWrite(ScenarioResult result) {
+        PermitsChecker.Report p = result.permits();
+        String where = result.scenario().title() + " " + p.problems() + ": ";
+        Duration bound = result.recoveryBound();
+        assertAll(where,
+                () -> assertTrue(p.sections() >= 50, where + "too few holds to mean anything: " + p.sections()),
+                () -> assertTrue(p.twoPermitSections() >= 5, where + "too few write holds: " + p.twoPermitSections()),
+                () -> assertTrue(p.atLimit() >= 1, where + "no write started alone"),
+                () -> assertTrue(p.maxBelieved().values().stream().anyMatch(readers -> readers >= 2),
+                        where + "readers never believed side by side: " + p.maxBelieved()),
+                () -> assertEquals(0, p.overLimit(), where + "instants with a believed writer beside another believed holder"),
+                () -> assertEquals(0, p.tokenOrderViolations(), where + "token-order violations"),
+                () -> assertEquals(0, p.pauseViolations(), where + "paused holders not told of their loss"),
+                () -> assertEquals(0, p.unrecovered(), where + "killed holders' access never granted again"),
+                () -> assertEquals(0, p.endStateViolations(), where + "read-write documents that do not add up at the end"),
+                () -> assertEquals(0, p.heldAtEnd(), where + "access held at the end by processes that stopped by themselves"),
+                // Off by default: DeadReadWriteHolderTest's production finding (a dead manager holding read with its
+                // own writer queued blocks the name) stalls RW_KILL in most runs. On once that is fixed.
+                () -> assertTrue(!Boolean.getBoolean(ASSERT_STALLS) || p.stalledAcquires() == 0, where
+                        + "acquires timed out while nobody was granted the name: " + p.stalledAcquires() + ", longest "
+                        + Duration.ofNanos(Math.max(p.maxStallNanos(), 0)).toMillis() + " ms"));
+        switch (result.scenario()) {
+            case RW_KILL, RW_PAUSE -> assertAll(where,
+                    () -> assertTrue(p.faults() >= 1, where + "no holder was " + (result.scenario() == Scenario.RW_KILL
+                            ? "killed" : "paused")),
+                    () -> assertTrue(p.takenOver() >= 1, where + "no victim's access was granted again"),
+                    () -> assertTrue(p.maxRegrantFromWatchNanos() <= bound.toNanos(), where + "regrant "
+                            + Duration.ofNanos(p.maxRegrantFromWatchNanos()).toMillis() + " ms (from the later of the SIGSTOP"
+                            + " and the first waiter's arrival) exceeds " + bound.toMillis() + " ms"),
+                    () -> assertTrue(result.scenario() != Scenario.RW_PAUSE || p.toldLost() >= 1,
+                            where + "no paused holder learned of its loss"));
+            default -> assertEquals(0, p.faults(), where + "faults in the steady scenario");
         }
     }
 

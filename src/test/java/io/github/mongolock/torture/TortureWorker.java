@@ -108,7 +108,7 @@ public final class TortureWorker {
                                 .run();
                     }
                 }
-                case PERMITS -> runPermits(settings, history, listener, database);
+                case PERMITS, READ_WRITE -> runPermits(settings, history, listener, database);
                 case HANDOVER -> {
                     try (MongoLockManager manager = build(settings, listener, settings.process())) {
                         new HandoverWorkload(settings, history, manager, new CriticalSection(settings, history,
@@ -183,8 +183,18 @@ public final class TortureWorker {
         }
     }
 
+    /** The permits workload, or the read-write one (both hold entries of the semaphore's documents). */
+    private static void runWorkload(WorkerSettings settings, HistoryWriter history, LockManager manager,
+                                    MongoCollection<Document> counters) throws InterruptedException {
+        if (settings.workload() == WorkerSettings.Workload.READ_WRITE) {
+            new ReadWriteWorkload(settings, history, manager, counters).run();
+        } else {
+            new PermitsWorkload(settings, history, manager, counters).run();
+        }
+    }
+
     /**
-     * The permits workload on a manager built as users build it; under the mutation {@link GrantWithoutUsed}, on a
+     * The permits (or read-write) workload on a manager built as users build it; under the mutation {@link GrantWithoutUsed}, on a
      * {@link LockCoordinator} wired as the builder wires it (as the skew scenario's) over the mutated collection.
      */
     private static void runPermits(WorkerSettings settings, HistoryWriter history, LockListener listener,
@@ -192,11 +202,12 @@ public final class TortureWorker {
         MongoCollection<Document> counters = database.getCollection(WorkerSettings.COUNTERS_COLLECTION);
         if (!GrantWithoutUsed.chosen()) {
             try (MongoLockManager manager = build(settings, listener, settings.process())) {
-                new PermitsWorkload(settings, history, manager, counters).run();
+                runWorkload(settings, history, manager, counters);
             }
             return;
         }
-        System.err.println("MUTATION " + GrantWithoutUsed.NAME + ": semaphore grants ignore the permits in use");
+        System.err.println("MUTATION " + GrantWithoutUsed.chosenName() + ": " + GrantWithoutUsed.chosenKind()
+                + " grants ignore the permits in use");
         try (MongoClient lockClient = MongoClients.create(clientSettings(settings.uri(),
                 Duration.ofMillis(settings.storeTimeoutMs())))) {
             MongoLockStore store = new MongoLockStore(GrantWithoutUsed.wrap(
@@ -207,7 +218,7 @@ public final class TortureWorker {
                     Duration.ofMillis(settings.waitMs()), MonotonicClock.system(), List.of(listener),
                     new MongoReleaseFeed(store.collection(), "mongolock-release-feed-" + ownerPrefix));
             try {
-                new PermitsWorkload(settings, history, coordinator, counters).run();
+                runWorkload(settings, history, coordinator, counters);
             } finally {
                 coordinator.close();
             }

@@ -33,7 +33,7 @@ final class WorkerProcess implements AutoCloseable {
         command.addAll(JVM_OPTIONS);
         // The torture's mutation of the semaphore (test code only), passed on from the harness's JVM.
         if (GrantWithoutUsed.chosen()) {
-            command.add("-D" + GrantWithoutUsed.PROPERTY + "=" + GrantWithoutUsed.NAME);
+            command.add("-D" + GrantWithoutUsed.PROPERTY + "=" + GrantWithoutUsed.chosenName());
         }
         command.add("-cp");
         command.add(classPath());

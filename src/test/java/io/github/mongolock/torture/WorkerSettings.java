@@ -51,7 +51,12 @@ record WorkerSettings(String uri, String database, String process, int threads, 
          * Each thread loops acquire of 1 or 2 permits of one of {@code locks} semaphores (limits 2, 3, ...), a fenced
          * write inside, release ({@link PermitsWorkload}).
          */
-        PERMITS
+        PERMITS,
+        /**
+         * Each thread loops read access (write in one round of {@link ReadWriteWorkload#WRITE_ONE_IN}) of one of
+         * {@code locks} read-write locks, a fenced write inside a write, release ({@link ReadWriteWorkload}).
+         */
+        READ_WRITE
     }
 
     static final String LOCKS_COLLECTION = "locks";
