@@ -120,7 +120,6 @@ final class PermitCoordinator {
         if (waits) {
             queues.waitStarts(name);
         }
-        PermitQueues.HeadWatch head = queues.watch(lease);
         Optional<PermitHold> outcome = Optional.empty();
         boolean woken = false;
         try {
@@ -150,7 +149,7 @@ final class PermitCoordinator {
                     }
                     continue; // something changed: look again at once
                 }
-                if (busy.seen().isPresent() && head.dropIfGone(name, busy.seen().get(), permits)) {
+                if (busy.seen().isPresent() && queues.dropIfGone(name, busy.seen().get(), lease)) {
                     continue; // the gone head is out of the queue: our turn may be now
                 }
                 if (now - deadline >= 0 || signal == null) {

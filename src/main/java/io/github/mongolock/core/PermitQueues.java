@@ -34,6 +34,12 @@ final class PermitQueues {
     private final boolean writersQueue;
     /** Per semaphore name, how many callers of this manager wait for it now. */
     private final ConcurrentHashMap<String, Integer> waiting = new ConcurrentHashMap<>();
+    /**
+     * Per name, the other manager first in the queue as this manager watched it, across calls (a caller that waits
+     * less than the grace, retried, must still judge a gone head): at most {@value #MAX_HEADS_WATCHED} names.
+     */
+    private final ConcurrentHashMap<String, Head> heads = new ConcurrentHashMap<>();
+    static final int MAX_HEADS_WATCHED = 1_000;
     /** Per semaphore name, when this manager last showed that it still waits as the queue's head (nanoTime). */
     private final ConcurrentHashMap<String, Long> shownAt = new ConcurrentHashMap<>();
 
@@ -92,56 +98,46 @@ final class PermitQueues {
         }
     }
 
-    /** One waiting caller's watch of the queue's head (not thread-safe: one per caller), under its own lease. */
-    HeadWatch watch(Duration lease) {
-        return new HeadWatch(LeaseWatch.takeoverAfterNanos(TURN_GRACE.compareTo(lease) < 0 ? TURN_GRACE : lease));
+    /**
+     * Whether the manager first in {@code name}'s queue takes its turn, judged for this whole manager (as the holding
+     * sessions are, {@link HolderSessionWatch}): when another manager is first and that head and its turn count stay as
+     * they are for the turn grace (3 s, or {@code lease} if shorter, plus the drift margin) on this manager's clock, the
+     * head is taken to be gone and is taken out of the queue. Watched whether or not there is room for the caller now:
+     * a live head is granted as soon as there is room for it and shows it still waits while there is not, so a head and
+     * turn unchanged for the grace mean a gone head, whatever the permits did meanwhile. Watched per call and only
+     * while there was room, the grace began only once a crashed holder's permits came back, and a caller waiting less
+     * than the grace never judged at all (the torture's PERMITS_KILL: 4.3 s; RW_KILL: a name stalled for 12 s).
+     *
+     * @return true when a gone head was taken out just now (the caller should try again at once)
+     */
+    boolean dropIfGone(String name, PermitHolders seen, Duration lease) {
+        String first = seen.queueHead();
+        if (first == null || first.equals(manager)) {
+            heads.remove(name);
+            return false;
+        }
+        long now = clock.nanoTime();
+        if (heads.size() > MAX_HEADS_WATCHED && !heads.containsKey(name)) {
+            heads.clear(); // names from user input: bounded memory; forgetting only restarts a watch (fairness)
+        }
+        Head watched = heads.compute(name, (key, before) -> before != null && before.head().equals(first)
+                && before.turn() == seen.turn() ? before : new Head(first, seen.turn(), now));
+        long grace = LeaseWatch.takeoverAfterNanos(TURN_GRACE.compareTo(lease) < 0 ? TURN_GRACE : lease);
+        if (now - watched.sinceNanos() < grace) {
+            return false;
+        }
+        heads.remove(name, watched);
+        try {
+            return store.dropStaleHead(name, first, watched.turn());
+        } catch (LockStoreException failed) {
+            LOG.log(Level.DEBUG, "mongolock could not take the gone manager {0} out of the queue of {1}: {2}",
+                    first, LockArguments.quote(name), failed.getMessage());
+            return false;
+        }
     }
 
-    /**
-     * Watches whether the manager first in a semaphore's queue takes its turn: when permits are free for this caller
-     * but another manager is first, and that head, the semaphore's version and the head's turn count stay as they are
-     * for the turn grace on this caller's clock, the head is taken to be gone and is taken out of the queue.
-     */
-    final class HeadWatch {
-        private final long graceNanos;
-        private String head;
-        private long version;
-        private long turn;
-        private long since;
-
-        HeadWatch(long graceNanos) {
-            this.graceNanos = graceNanos;
-        }
-
-        /**
-         * @return true when a gone head was taken out just now (the caller should try again at once)
-         */
-        boolean dropIfGone(String name, PermitHolders seen, int permits) {
-            String first = seen.queueHead();
-            if (first == null || first.equals(manager) || seen.free() < permits) {
-                head = null; // nobody ahead of us, or we could not be granted anyway: nothing to judge
-                return false;
-            }
-            long now = clock.nanoTime();
-            if (!first.equals(head) || version != seen.version() || turn != seen.turn()) {
-                head = first;
-                version = seen.version();
-                turn = seen.turn();
-                since = now;
-                return false;
-            }
-            if (now - since < graceNanos) {
-                return false;
-            }
-            head = null;
-            try {
-                return store.dropStaleHead(name, first, version, turn);
-            } catch (LockStoreException failed) {
-                LOG.log(Level.DEBUG, "mongolock could not take the gone manager {0} out of the queue of semaphore {1}: {2}",
-                        first, LockArguments.quote(name), failed.getMessage());
-                return false;
-            }
-        }
+    /** A queue's head as first seen by this manager with that turn count. */
+    private record Head(String head, long turn, long sinceNanos) {
     }
 
     /** Closing: out of every queue this manager may still be in. Best effort. */

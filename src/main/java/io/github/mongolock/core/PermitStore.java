@@ -60,11 +60,11 @@ public interface PermitStore {
     void stillWaiting(String name, String manager);
 
     /**
-     * Takes {@code head} out of the queue if the semaphore is still as the caller watched it (the same version, the
-     * same head, the same turn count) for the turn grace: a head that crashed or stopped waiting. Taking a queue
-     * place can never break the limit: this is about fairness alone.
+     * Takes {@code head} out of the queue if it is still first with the same turn count the caller watched for the turn
+     * grace: a head that crashed or stopped waiting (a live head is granted once there is room for it, and moves its
+     * turn while there is not). Taking a queue place can never break the limit: this is about fairness alone.
      *
      * @return whether it was taken out
      */
-    boolean dropStaleHead(String name, String head, long version, long turn);
+    boolean dropStaleHead(String name, String head, long turn);
 }

@@ -237,11 +237,11 @@ final class InMemoryPermits implements ReadWriteStore {
     }
 
     @Override
-    public boolean dropStaleHead(String name, String staleHead, long version, long turn) {
+    public boolean dropStaleHead(String name, String staleHead, long turn) {
         String head;
         synchronized (store) {
             Semaphore semaphore = semaphores.get(name);
-            if (semaphore == null || semaphore.version != version || semaphore.turn != turn || semaphore.queue.isEmpty()
+            if (semaphore == null || semaphore.turn != turn || semaphore.queue.isEmpty()
                     || !semaphore.queue.get(0).equals(staleHead)) {
                 return false;
             }

@@ -241,10 +241,10 @@ class PermitDocuments implements PermitStore {
     }
 
     @Override
-    public boolean dropStaleHead(String name, String head, long version, long turn) {
+    public boolean dropStaleHead(String name, String head, long turn) {
         Bson sameTurn = turn == 0 ? in(TURN, Arrays.asList(0L, null)) : eq(TURN, turn);
         return calls.call("take a gone manager out of the queue of permits of", name, () -> locks.updateOne(
-                and(eq(ID, idOf(name)), eq(VERSION, version), eq(LockDocument.QUEUE_HEAD, head), sameTurn),
+                and(eq(ID, idOf(name)), eq(LockDocument.QUEUE_HEAD, head), sameTurn),
                 combine(pull(QUEUE, head), currentDate(LockDocument.RELEASED_AT)))).getModifiedCount() == 1;
     }
 

@@ -59,7 +59,7 @@ public class ForwardingPermitStore implements PermitStore {
     }
 
     @Override
-    public boolean dropStaleHead(String name, String head, long version, long turn) {
-        return real.dropStaleHead(name, head, version, turn);
+    public boolean dropStaleHead(String name, String head, long turn) {
+        return real.dropStaleHead(name, head, turn);
     }
 }
