@@ -103,7 +103,7 @@ final class SummaryTable {
                     .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
         }
         table.append("\nRead-write: stalled acquires timed out while nobody was granted their name (not asserted unless"
-                + " -D" + TortureTest.ASSERT_STALLS + "=true: DeadReadWriteHolderTest);"
+                + " -D" + TortureTest.ASSERT_STALLS + "=false to report them only: DeadReadWriteHolderTest);"
                 + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival (a writer's,"
                 + " for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
         for (ScenarioResult result : rw) {

@@ -163,7 +163,7 @@ class TortureTest {
      * or paused, their access granted again within the bound; sharp, not vacuous: writes were taken, some started
      * alone, readers were believed side by side, and the faults met holders whose access others then took.
      */
-    /** {@code -Dmongolock.torture.rw.assertStalls=true}: assert the read-write scenarios' stalls are 0 (see {@link ReadWriteChecker#stalls}). */
+    /** {@code -Dmongolock.torture.rw.assertStalls=false}: report the read-write scenarios' stalls without asserting 0. */
     static final String ASSERT_STALLS = "mongolock.torture.rw.assertStalls";
 
     private static void assertReadWrite(ScenarioResult result) {
@@ -184,7 +184,7 @@ class TortureTest {
                 () -> assertEquals(0, p.heldAtEnd(), where + "access held at the end by processes that stopped by themselves"),
                 // Off by default: DeadReadWriteHolderTest's production finding (a dead manager holding read with its
                 // own writer queued blocks the name) stalls RW_KILL in most runs. On once that is fixed.
-                () -> assertTrue(!Boolean.getBoolean(ASSERT_STALLS) || p.stalledAcquires() == 0, where
+                () -> assertTrue("false".equals(System.getProperty(ASSERT_STALLS)) || p.stalledAcquires() == 0, where
                         + "acquires timed out while nobody was granted the name: " + p.stalledAcquires() + ", longest "
                         + Duration.ofNanos(Math.max(p.maxStallNanos(), 0)).toMillis() + " ms"));
         switch (result.scenario()) {
