@@ -3,6 +3,7 @@ package io.github.mongolock.core;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.ReadWriteEvent;
 import io.github.mongolock.ReadWriteHold;
 import io.github.mongolock.ReadWriteLock;
 import java.util.HashMap;
@@ -22,23 +23,33 @@ import java.util.function.Supplier;
  */
 final class ReadWriteReports {
 
+    private final LockEvents events;
     private final LockMetrics metrics;
     private final MonotonicClock clock;
     /** The grants handed out and not yet given back or lost, by owner. */
     private final Map<String, Grant> open = new ConcurrentHashMap<>();
 
-    ReadWriteReports(LockMetrics metrics, MonotonicClock clock) {
+    ReadWriteReports(LockEvents events, LockMetrics metrics, MonotonicClock clock) {
+        this.events = events;
         this.metrics = metrics;
         this.clock = clock;
     }
 
-    /** A grant's report: its group, mode, grant time and how many of its caller's holds are open. */
-    private record Grant(String group, ReadWriteHold.Mode mode, long atNanos, int holds) {
+    /** A grant's report: its group, mode, grant time, how many of its caller's holds are open, and its event's fields. */
+    private record Grant(String group, ReadWriteHold.Mode mode, long atNanos, int holds, String name, long token) {
+
+        Grant counted(int change) {
+            return new Grant(group, mode, atNanos, holds + change, name, token);
+        }
+
+        ReadWriteEvent event(ReadWriteEvent.Kind kind, String owner) {
+            return new ReadWriteEvent(kind, name, mode, token, owner);
+        }
     }
 
-    /** {@code lock}, reporting its calls and grants; {@code lock} itself when nothing is recorded. */
+    /** {@code lock}, reporting its calls and grants; {@code lock} itself when nothing is recorded and nobody listens. */
     ReadWriteLock reported(ReadWriteLock lock) {
-        return metrics == LockMetrics.NONE ? lock : new ReportedLock(lock);
+        return metrics == LockMetrics.NONE && !events.hasListeners() ? lock : new ReportedLock(lock);
     }
 
     /** The grants of {@code mode} held now by group, for the metrics' gauge. */
@@ -73,11 +84,13 @@ final class ReadWriteReports {
         open.compute(owner, (key, grant) -> {
             if (grant == null) {
                 fresh.set(true);
-                return new Grant(group, mode, clock.nanoTime(), 1);
+                return new Grant(group, mode, clock.nanoTime(), 1, hold.name(), hold.fencingToken());
             }
-            return new Grant(grant.group(), grant.mode(), grant.atNanos(), grant.holds() + 1);
+            return grant.counted(1);
         });
         if (fresh.get()) {
+            events.fireReadWrite(new ReadWriteEvent(ReadWriteEvent.Kind.ACQUIRED, hold.name(), mode, hold.fencingToken(), owner));
+            // Among the hold's loss actions (registered first, on the notice thread); the listeners after the others.
             hold.onLeaseLost(() -> lost(owner));
         }
         return new ReportedHold(hold);
@@ -87,6 +100,9 @@ final class ReadWriteReports {
         Grant grant = open.remove(owner);
         if (grant != null) {
             metrics.readWriteLost(grant.group(), grant.mode());
+            if (events.hasListeners()) {
+                events.later(() -> events.fireReadWrite(grant.event(ReadWriteEvent.Kind.LEASE_LOST, owner)));
+            }
         }
     }
 
@@ -94,13 +110,14 @@ final class ReadWriteReports {
         Grant[] ended = new Grant[1];
         open.computeIfPresent(owner, (key, grant) -> {
             if (grant.holds() > 1) {
-                return new Grant(grant.group(), grant.mode(), grant.atNanos(), grant.holds() - 1);
+                return grant.counted(-1);
             }
             ended[0] = grant;
             return null;
         });
         if (ended[0] != null) {
             metrics.readWriteHoldEnded(ended[0].group(), ended[0].mode(), clock.nanoTime() - ended[0].atNanos());
+            events.fireReadWrite(ended[0].event(ReadWriteEvent.Kind.RELEASED, owner));
         }
     }
 
