@@ -255,4 +255,26 @@ class LockedReadWriteTest {
                 + ".asynchronous() returns java.util.concurrent.CompletionStage<java.lang.String>"), report);
         assertTrue(report.contains("MONGOLOCK-CDI-034: " + bad + "/badOverride/Locked/access = \"SHARED\" is not valid"), report);
     }
+
+    /** The build-compatible extension's path (Quarkus): the same checks, through MongoLockConfiguration.operations(). */
+    @Test
+    void theBuildCompatibleExtensionsRegistrationReportsTheSameProblems(TestMongo mongo) {
+        String bad = BadAccess.class.getName();
+        List<String> problems = new ArrayList<>();
+        ConfigReader config = ConfigReader.whileBuilding(WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
+                bad + "/badOverride/Locked/access", "SHARED")));
+        MongoLockConfiguration.read(config, problems).operations().registerAll(BadAccess.class, problems);
+        String all = String.join("\n", problems);
+        for (String code : List.of("030", "031", "032", "033", "034")) {
+            assertTrue(all.contains("MONGOLOCK-CDI-" + code + ": "), code + " missing: " + all);
+        }
+        List<String> fine = new ArrayList<>();
+        LockedOperations operations = MongoLockConfiguration.read(ConfigReader.whileBuilding(WeldNodes.config(
+                WeldNodes.settings(mongo, mongo.freshDatabase()))), fine).operations();
+        operations.registerAll(Catalog.class, fine);
+        assertEquals(List.of(), fine);
+        java.lang.reflect.Method read = java.util.Arrays.stream(Catalog.class.getMethods())
+                .filter(method -> method.getName().equals("read")).findFirst().orElseThrow();
+        assertEquals(Locked.Access.READ, operations.find(Catalog.class, read).orElseThrow().access());
+    }
 }
