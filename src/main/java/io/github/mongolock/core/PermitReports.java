@@ -30,7 +30,7 @@ final class PermitReports {
     private final Map<HeldPermits, Granted> open = new ConcurrentHashMap<>();
 
     PermitReports(LockEvents events, LockMetrics metrics, LockTracing tracing, MonotonicClock clock) {
-        this.readWrite = new ReadWriteReports(events, metrics, clock);
+        this.readWrite = new ReadWriteReports(events, metrics, tracing, clock);
         this.events = events;
         this.metrics = metrics;
         this.tracing = tracing;

@@ -3,6 +3,7 @@ package io.github.mongolock.core;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockTimeoutException;
+import io.github.mongolock.LockTracing;
 import io.github.mongolock.ReadWriteEvent;
 import io.github.mongolock.ReadWriteHold;
 import io.github.mongolock.ReadWriteLock;
@@ -15,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * What a manager tells of its read-write locks' calls and grants, by group and mode (the metrics'
- * {@code readWrite...} methods): each read / write call's wait and outcome, each grant's hold time once its caller's
+ * {@code readWrite...} methods, a span per call, {@link ReadWriteEvent}s per grant): each read / write call's wait and outcome, each grant's hold time once its caller's
  * last hold of it closes, each grant found lost, and the grants held now (the gauge). It wraps the
  * {@link ReadWriteLock}s the manager hands out, so the locks themselves ({@link ReadWriteLocks}) report nothing; a
  * grant is known by its owner ({@code ...:rw<n>}), which re-entries share. With {@link LockMetrics#NONE} it wraps
@@ -25,13 +26,15 @@ final class ReadWriteReports {
 
     private final LockEvents events;
     private final LockMetrics metrics;
+    private final LockTracing tracing;
     private final MonotonicClock clock;
     /** The grants handed out and not yet given back or lost, by owner. */
     private final Map<String, Grant> open = new ConcurrentHashMap<>();
 
-    ReadWriteReports(LockEvents events, LockMetrics metrics, MonotonicClock clock) {
+    ReadWriteReports(LockEvents events, LockMetrics metrics, LockTracing tracing, MonotonicClock clock) {
         this.events = events;
         this.metrics = metrics;
+        this.tracing = tracing;
         this.clock = clock;
     }
 
@@ -49,7 +52,7 @@ final class ReadWriteReports {
 
     /** {@code lock}, reporting its calls and grants; {@code lock} itself when nothing is recorded and nobody listens. */
     ReadWriteLock reported(ReadWriteLock lock) {
-        return metrics == LockMetrics.NONE && !events.hasListeners() ? lock : new ReportedLock(lock);
+        return metrics == LockMetrics.NONE && tracing == LockTracing.NONE && !events.hasListeners() ? lock : new ReportedLock(lock);
     }
 
     /** The grants of {@code mode} held now by group, for the metrics' gauge. */
@@ -63,18 +66,29 @@ final class ReadWriteReports {
         return held;
     }
 
-    private Optional<ReadWriteHold> call(ReadWriteHold.Mode mode, String group, Supplier<Optional<ReadWriteHold>> call) {
+    private Optional<ReadWriteHold> call(ReadWriteHold.Mode mode, String group, boolean waits,
+                                         Supplier<Optional<ReadWriteHold>> call) {
         long start = clock.nanoTime();
+        LockTracing.Span span = tracing == LockTracing.NONE ? LockTracing.Span.NONE
+                : tracing.readWriteAcquireStarted(group, waits ? LockTracing.WaitMode.WAIT : LockTracing.WaitMode.TRY, mode);
         LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
+        long token = -1;
+        Throwable failure = null;
         try {
             Optional<ReadWriteHold> hold = call.get().map(held -> opened(held, mode, group));
             outcome = hold.isPresent() ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
+            token = hold.map(ReadWriteHold::fencingToken).orElse(-1L);
             return hold;
         } catch (LockTimeoutException timedOut) {
             outcome = LockMetrics.Outcome.TIMED_OUT;
+            failure = timedOut;
             throw timedOut;
+        } catch (RuntimeException | Error other) {
+            failure = other;
+            throw other;
         } finally {
             metrics.readWriteAcquireEnded(group, mode, outcome, clock.nanoTime() - start);
+            span.ended(outcome, token, failure);
         }
     }
 
@@ -140,42 +154,42 @@ final class ReadWriteReports {
 
         @Override
         public ReadWriteHold read() {
-            return call(ReadWriteHold.Mode.READ, LockMetrics.UNGROUPED, () -> Optional.of(lock.read())).orElseThrow();
+            return call(ReadWriteHold.Mode.READ, LockMetrics.UNGROUPED, true, () -> Optional.of(lock.read())).orElseThrow();
         }
 
         @Override
         public ReadWriteHold read(LockOptions options) {
-            return call(ReadWriteHold.Mode.READ, group(options), () -> Optional.of(lock.read(options))).orElseThrow();
+            return call(ReadWriteHold.Mode.READ, group(options), true, () -> Optional.of(lock.read(options))).orElseThrow();
         }
 
         @Override
         public Optional<ReadWriteHold> tryRead() {
-            return call(ReadWriteHold.Mode.READ, LockMetrics.UNGROUPED, lock::tryRead);
+            return call(ReadWriteHold.Mode.READ, LockMetrics.UNGROUPED, false, lock::tryRead);
         }
 
         @Override
         public Optional<ReadWriteHold> tryRead(LockOptions options) {
-            return call(ReadWriteHold.Mode.READ, group(options), () -> lock.tryRead(options));
+            return call(ReadWriteHold.Mode.READ, group(options), false, () -> lock.tryRead(options));
         }
 
         @Override
         public ReadWriteHold write() {
-            return call(ReadWriteHold.Mode.WRITE, LockMetrics.UNGROUPED, () -> Optional.of(lock.write())).orElseThrow();
+            return call(ReadWriteHold.Mode.WRITE, LockMetrics.UNGROUPED, true, () -> Optional.of(lock.write())).orElseThrow();
         }
 
         @Override
         public ReadWriteHold write(LockOptions options) {
-            return call(ReadWriteHold.Mode.WRITE, group(options), () -> Optional.of(lock.write(options))).orElseThrow();
+            return call(ReadWriteHold.Mode.WRITE, group(options), true, () -> Optional.of(lock.write(options))).orElseThrow();
         }
 
         @Override
         public Optional<ReadWriteHold> tryWrite() {
-            return call(ReadWriteHold.Mode.WRITE, LockMetrics.UNGROUPED, lock::tryWrite);
+            return call(ReadWriteHold.Mode.WRITE, LockMetrics.UNGROUPED, false, lock::tryWrite);
         }
 
         @Override
         public Optional<ReadWriteHold> tryWrite(LockOptions options) {
-            return call(ReadWriteHold.Mode.WRITE, group(options), () -> lock.tryWrite(options));
+            return call(ReadWriteHold.Mode.WRITE, group(options), false, () -> lock.tryWrite(options));
         }
 
         @Override
