@@ -94,7 +94,7 @@ class ReadWriteMetricsTest {
             ReadWriteHold read = a.readWriteLock("catalog-1").read(catalog);
             ReadWriteHold nested = a.readWriteLock("catalog-1").read(catalog); // a re-entry: the same grant
             ReadWriteHold other = b.readWriteLock("catalog-1").read(catalog);
-            assertEquals(Optional.empty(), c.readWriteLock("catalog-1").tryWrite(catalog));
+            assertEquals(Optional.empty(), c.readWriteLock("catalog-1").tryWrite(catalog.waitTime(Duration.ZERO)));
             assertThrows(LockTimeoutException.class,
                     () -> c.readWriteLock("catalog-1").write(catalog.waitTime(Duration.ofMillis(200))));
             assertThrows(LockUpgradeException.class, () -> a.readWriteLock("catalog-1").write(catalog));

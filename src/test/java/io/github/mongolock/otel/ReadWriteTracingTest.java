@@ -60,7 +60,7 @@ class ReadWriteTracingTest {
             long token;
             try (ReadWriteHold read = a.readWriteLock("catalog-1").read(catalog)) {
                 token = read.fencingToken();
-                assertEquals(Optional.empty(), b.readWriteLock("catalog-1").tryWrite(catalog));
+                assertEquals(Optional.empty(), b.readWriteLock("catalog-1").tryWrite(catalog.waitTime(Duration.ZERO)));
                 assertThrows(LockUpgradeException.class, () -> a.readWriteLock("catalog-1").write(catalog));
             }
             List<SpanData> spans = exporter.getFinishedSpanItems().stream()
