@@ -91,8 +91,9 @@ public @interface Locked {
      * {@link Access#EXCLUSIVE} (the default): the method runs under a lock (or a semaphore's permit, see
      * {@link #permits()}). {@link Access#READ} or {@link Access#WRITE}: it runs with that access to the leased
      * read-write lock named by {@link #value()} ({@link LockManager#readWriteLock}): many readers at once, or one
-     * writer. A nested {@code @Locked} call with read access inside a read (or write inside a write, or read inside a
-     * write) of the same name re-enters; write inside read fails with {@link LockUpgradeException}. Not with
+     * writer. A nested {@code @Locked} call with read access inside a read (or write inside a write) of the same name, on
+     * the call's thread, re-enters; read inside a write is granted at once (a downgrade, a grant of its own); write
+     * inside read fails with {@link LockUpgradeException}. Not with
      * {@link #permits()}, several names, {@link #holdAtLeast()} or a method returning a {@code CompletionStage}.
      * Config overrides ({@code .../Locked/access}) win over this value.
      */
