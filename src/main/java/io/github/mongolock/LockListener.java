@@ -16,4 +16,11 @@ public interface LockListener {
      */
     default void onPermitEvent(PermitEvent event) {
     }
+
+    /**
+     * A read-write lock's access was granted, given back or lost ({@link ReadWriteEvent}); does nothing unless
+     * overridden. Called on the thread that acquired or closed the hold, and on the notice thread for losses.
+     */
+    default void onReadWriteEvent(ReadWriteEvent event) {
+    }
 }

@@ -50,6 +50,14 @@ public interface LockMetrics {
         default Map<String, Long> permitsHeldByGroup() {
             return Map.of();
         }
+
+        /**
+         * Read-write lock grants of {@code mode} held now (neither given back nor lost; a caller's nested acquisitions
+         * of one mode are one grant), by group.
+         */
+        default Map<String, Long> readWriteHeldByGroup(ReadWriteHold.Mode mode) {
+            return Map.of();
+        }
     }
 
     /** An acquire or tryAcquire call ended after waiting {@code waitedNanos}. */
@@ -78,6 +86,22 @@ public interface LockMetrics {
 
     /** A semaphore's hold of {@code permits} permits was found lost while held. */
     default void permitsLost(String group, int permits) {
+    }
+
+    /**
+     * A read-write lock's read, tryRead, write or tryWrite call ({@link ReadWriteLock}) ended after waiting
+     * {@code waitedNanos}; a re-entry is {@code ACQUIRED} at once, a refused upgrade {@code FAILED}. The group is chosen
+     * as for locks (the {@code @Locked} template for {@code @Locked(access = READ | WRITE)}).
+     */
+    default void readWriteAcquireEnded(String group, ReadWriteHold.Mode mode, Outcome outcome, long waitedNanos) {
+    }
+
+    /** A read-write lock's grant of {@code mode} was given back by its caller's last hold after {@code heldNanos}. */
+    default void readWriteHoldEnded(String group, ReadWriteHold.Mode mode, long heldNanos) {
+    }
+
+    /** A read-write lock's grant of {@code mode} was found lost while held. */
+    default void readWriteLost(String group, ReadWriteHold.Mode mode) {
     }
 
     /** A call to MongoDB failed ({@code operation}: acquire, renew, release, ...). */

@@ -66,4 +66,15 @@ public interface LockTracing {
     default Span permitsAcquireStarted(String group, WaitMode mode, int permits) {
         return Span.NONE;
     }
+
+    /**
+     * A read-write lock's read or write call ({@code access}) starts waiting ({@link ReadWriteLock}: {@code WAIT} for
+     * {@code read}/{@code write}, {@code TRY} for {@code tryRead}/{@code tryWrite}); the span ends as a lock's does.
+     * Records nothing unless overridden.
+     *
+     * @return the span to report to; never null
+     */
+    default Span readWriteAcquireStarted(String group, WaitMode mode, ReadWriteHold.Mode access) {
+        return Span.NONE;
+    }
 }

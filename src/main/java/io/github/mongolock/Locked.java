@@ -25,6 +25,9 @@ import java.lang.annotation.Target;
  *
  * @Locked({"account-{0}", "account-{1}"})              // both locks, all or nothing
  * public void transfer(String from, String to, long cents) { ... }
+ *
+ * @Locked(value = "catalog", access = Locked.Access.READ)  // many readers at once, across instances
+ * public Price price(String item) { ... }
  * }</pre>
  *
  * <p>Every member is read and checked once, when the application deploys: a bad duration, an
@@ -84,6 +87,19 @@ public @interface Locked {
     @Nonbinding
     int permits() default 0;
 
+    /**
+     * {@link Access#EXCLUSIVE} (the default): the method runs under a lock (or a semaphore's permit, see
+     * {@link #permits()}). {@link Access#READ} or {@link Access#WRITE}: it runs with that access to the leased
+     * read-write lock named by {@link #value()} ({@link LockManager#readWriteLock}): many readers at once, or one
+     * writer. A nested {@code @Locked} call with read access inside a read (or write inside a write) of the same name, on
+     * the call's thread, re-enters; read inside a write is granted at once (a downgrade, a grant of its own); write
+     * inside read fails with {@link LockUpgradeException}. Not with
+     * {@link #permits()}, several names, {@link #holdAtLeast()} or a method returning a {@code CompletionStage}.
+     * Config overrides ({@code .../Locked/access}) win over this value.
+     */
+    @Nonbinding
+    Access access() default Access.EXCLUSIVE;
+
     /** What happens when the lock is still busy at the end of the wait time. */
     @Nonbinding
     OnBusy onBusy() default OnBusy.FAIL;
@@ -108,6 +124,16 @@ public @interface Locked {
      */
     @Nonbinding
     OnLeaseLost onLeaseLost() default OnLeaseLost.REPORT;
+
+    /** Which kind of access a {@code @Locked} method runs with. */
+    enum Access {
+        /** A lock (or, with {@link Locked#permits()}, a semaphore's permit): one caller at a time. */
+        EXCLUSIVE,
+        /** Read access to the read-write lock of the name: shared with other readers, never with a writer. */
+        READ,
+        /** Write access to the read-write lock of the name: no other reader or writer meanwhile. */
+        WRITE
+    }
 
     /** What a {@code @Locked} method does when it cannot get the lock in time. */
     enum OnBusy {

@@ -11,9 +11,11 @@ import java.util.Set;
  * The command line of {@link LockAdminCommand}, parsed: the command, its lock name if it takes one, and the
  * {@code --option value} pairs. Every problem is an {@link UsageError} naming the argument at fault. Immutable.
  *
- * @param command  {@code list}, {@code inspect}, {@code release}, {@code inspect-permits} or {@code release-permits}
+ * @param command  {@code list}, {@code inspect}, {@code release}, {@code inspect-permits}, {@code release-permits},
+ *                 {@code inspect-rw} or {@code release-rw}
  * @param name     the lock name of {@code inspect} and {@code release}, the semaphore name of {@code inspect-permits}
- *                 and {@code release-permits}; null for {@code list}
+ *                 and {@code release-permits}, the read-write lock name of {@code inspect-rw} and {@code release-rw};
+ *                 null for {@code list}
  * @param options  option name (without {@code --}) to value
  */
 record AdminArguments(String command, String name, Map<String, String> options) {
@@ -25,8 +27,10 @@ record AdminArguments(String command, String name, Map<String, String> options) 
             "inspect", Set.of(),
             "release", Set.of("reason", "owner", "by"),
             "inspect-permits", Set.of(),
-            "release-permits", Set.of("reason", "owner", "by"));
-    private static final String COMMANDS = "list, inspect, release, inspect-permits or release-permits";
+            "release-permits", Set.of("reason", "owner", "by"),
+            "inspect-rw", Set.of(),
+            "release-rw", Set.of("reason", "owner", "by"));
+    private static final String COMMANDS = "list, inspect, release, inspect-permits, release-permits, inspect-rw or release-rw";
 
     AdminArguments {
         options = Map.copyOf(options);
@@ -80,7 +84,8 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         if (positional.size() != (takesName ? 1 : 0)) {
             // A connection string given without --uri lands here: shown redacted.
             List<String> shown = positional.stream().map(arg -> RedactedUri.of(arg).toString()).toList();
-            String what = command.endsWith("-permits") ? " semaphore name" : " lock name";
+            String what = command.endsWith("-permits") ? " semaphore name"
+                    : command.endsWith("-rw") ? " read-write lock name" : " lock name";
             throw new UsageError(takesName ? command + " takes one" + what + ", got " + positional.size() + ": " + shown
                     : "list takes no lock name, got " + shown + " (use --prefix)");
         }
@@ -95,6 +100,12 @@ record AdminArguments(String command, String name, Map<String, String> options) 
         }
         if (command.equals("release-permits") && (!options.containsKey("owner") || options.get("owner").isBlank())) {
             throw new UsageError("--owner is missing: name the holder whose permits to release (inspect-permits NAME shows them)");
+        }
+        if (command.equals("release-rw") && (!options.containsKey("reason") || options.get("reason").isBlank())) {
+            throw new UsageError("--reason is missing: say why the access is released; the read-write lock records it");
+        }
+        if (command.equals("release-rw") && (!options.containsKey("owner") || options.get("owner").isBlank())) {
+            throw new UsageError("--owner is missing: name the holder whose access to release (inspect-rw NAME shows them)");
         }
         return new AdminArguments(command, takesName ? positional.get(0) : null, options);
     }

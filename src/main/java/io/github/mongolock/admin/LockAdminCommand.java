@@ -13,6 +13,7 @@ import io.github.mongolock.mongo.ForcedRelease;
 import io.github.mongolock.mongo.LockAdmin;
 import io.github.mongolock.mongo.LockState;
 import io.github.mongolock.mongo.PermitsState;
+import io.github.mongolock.mongo.ReadWriteState;
 import io.github.mongolock.mongo.RedactedUri;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -23,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The operator's command line over {@link LockAdmin}: {@code list}, {@code inspect NAME},
  * {@code release NAME --reason TEXT}, {@code inspect-permits NAME} and
- * {@code release-permits NAME --owner OWNER --reason TEXT}, against the lock collection of a MongoDB named by {@code --uri}. The jar's
+ * {@code release-permits NAME --owner OWNER --reason TEXT}, {@code inspect-rw NAME} and
+ * {@code release-rw NAME --owner OWNER --reason TEXT}, against the lock collection of a MongoDB named by {@code --uri}. The jar's
  * {@code Main-Class}; it needs only the MongoDB sync driver on the class path (see docs/operations.md).
  * {@link #run} is the whole command without {@code System.exit}, for tests and for embedding.
  */
@@ -41,7 +43,8 @@ public final class LockAdminCommand {
               (the MongoDB sync driver must be on the class path: see docs/operations.md)
             Commands:
               list [--prefix TEXT] [--limit N]      held and queued locks in name order (default limit 100), then
-                                                    semaphores with permits held or queued for, one row per holder
+                                                    semaphores with permits held or queued for, then read-write
+                                                    locks held or with a writer waiting, one row per holder
               inspect NAME                          one lock, held or free, with its last forced release
               release NAME --reason TEXT [--owner OWNER] [--by WHO]
                                                     frees NAME from its holder (the one named by --owner, else the
@@ -50,6 +53,11 @@ public final class LockAdminCommand {
               release-permits NAME --owner OWNER --reason TEXT [--by WHO]
                                                     takes back the permits OWNER holds of semaphore NAME; the holder
                                                     is told at its next renewal
+              inspect-rw NAME                       one read-write lock: each holder with its mode (READ or WRITE),
+                                                    the managers with a writer waiting, its last forced release
+              release-rw NAME --owner OWNER --reason TEXT [--by WHO]
+                                                    takes back the read or write access OWNER holds of read-write
+                                                    lock NAME; the holder is told at its next renewal
             Options:
               --uri         MongoDB connection string (required)
               --database    the lock collection's database (default: the one in the URI)
@@ -110,7 +118,18 @@ public final class LockAdminCommand {
                 int limit = arguments.intOption("limit", 100, 1, LockAdmin.MAX_LIMIT);
                 LockStateText.table(admin.list(prefix, limit), out);
                 PermitsStateText.table(admin.listPermits(prefix, limit), out);
+                ReadWriteStateText.table(admin.readWriteLocks().list(prefix, limit), out);
             }
+            case "inspect-rw" -> {
+                Optional<ReadWriteState> lock = admin.readWriteLocks().inspect(arguments.name());
+                if (lock.isEmpty()) {
+                    err.println("mongolock: no read-write lock named \"" + arguments.name() + "\" (never used, or another collection)");
+                    return REFUSED;
+                }
+                ReadWriteStateText.keyValues(lock.get(), out);
+            }
+            case "release-rw" -> ReadWriteStateText.released(admin.readWriteLocks().forceRelease(arguments.name(),
+                    arguments.option("owner", null), arguments.option("reason", null)), out);
             case "inspect-permits" -> {
                 Optional<PermitsState> semaphore = admin.inspectPermits(arguments.name());
                 if (semaphore.isEmpty()) {

@@ -8,6 +8,7 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.PermitEvent;
+import io.github.mongolock.ReadWriteEvent;
 import io.github.mongolock.memory.InMemoryLockManager;
 import io.github.mongolock.memory.InMemoryLocks;
 import jakarta.enterprise.inject.Instance;
@@ -53,7 +54,8 @@ final class ApplicationBeans {
 
     /** The manager's lock and semaphore events, fired as CDI events. */
     private static LockEventBridge eventBridge(BeanManager beans) {
-        return new LockEventBridge(beans.getEvent().select(LockEvent.class), beans.getEvent().select(PermitEvent.class));
+        return new LockEventBridge(beans.getEvent().select(LockEvent.class), beans.getEvent().select(PermitEvent.class),
+                beans.getEvent().select(ReadWriteEvent.class));
     }
 
     /**

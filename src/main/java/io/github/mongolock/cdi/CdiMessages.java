@@ -1,5 +1,6 @@
 package io.github.mongolock.cdi;
 
+import io.github.mongolock.Locked;
 import io.github.mongolock.core.LockArguments;
 import io.github.mongolock.mongo.RedactedUri;
 import java.util.List;
@@ -168,6 +169,32 @@ final class CdiMessages {
     static String repeatedTemplate(String method, List<String> templates, String template) {
         return id(28) + "@Locked(" + quoted(templates) + ") on " + method + " names the template \"" + template + "\" twice,"
                 + " which always makes the same lock: list each template once.";
+    }
+
+    static String accessWithPermits(String method, Locked.Access access, int permits) {
+        return id(30) + "@Locked(access = " + access + ") on " + method + " asks for permits = " + permits + " too: read and"
+                + " write access is to a read-write lock, permits to a semaphore. Remove one of the two.";
+    }
+
+    static String accessWithSeveralNames(String method, Locked.Access access, List<String> templates) {
+        return id(31) + "@Locked(access = " + access + ") on " + method + " names several templates " + quoted(templates)
+                + ": a method runs with access to one read-write lock. Name one, or use access = EXCLUSIVE for a multi-lock.";
+    }
+
+    static String accessWithMinimumHold(String method, Locked.Access access) {
+        return id(32) + "@Locked(access = " + access + ") on " + method + " asks for a minimum hold too: read and write"
+                + " access is given back when the method returns. Remove holdAtLeast, or use a lock (access = EXCLUSIVE).";
+    }
+
+    static String accessOnStage(String method, Locked.Access access, String returnType) {
+        return id(33) + "@Locked(access = " + access + ") on " + method + " returns " + returnType + ": read and write"
+                + " access is re-entered by the thread that acquired it, and that thread goes on to other calls before the"
+                + " stage completes. Make the method synchronous, or use a lock (access = EXCLUSIVE).";
+    }
+
+    static String badAccess(String key, String value) {
+        return id(34) + key + " = \"" + value + "\" is not valid: write EXCLUSIVE (a lock), READ or WRITE (access to a"
+                + " read-write lock).";
     }
 
     private static String quoted(List<String> templates) {

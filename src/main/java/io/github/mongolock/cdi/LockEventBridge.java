@@ -3,6 +3,7 @@ package io.github.mongolock.cdi;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockListener;
 import io.github.mongolock.PermitEvent;
+import io.github.mongolock.ReadWriteEvent;
 import jakarta.enterprise.event.Event;
 import java.util.Objects;
 
@@ -15,11 +16,13 @@ final class LockEventBridge implements LockListener {
 
     private final Event<LockEvent> events;
     private final Event<PermitEvent> permitEvents;
+    private final Event<ReadWriteEvent> readWriteEvents;
     private volatile boolean muted;
 
-    LockEventBridge(Event<LockEvent> events, Event<PermitEvent> permitEvents) {
+    LockEventBridge(Event<LockEvent> events, Event<PermitEvent> permitEvents, Event<ReadWriteEvent> readWriteEvents) {
         this.events = Objects.requireNonNull(events, "events");
         this.permitEvents = Objects.requireNonNull(permitEvents, "permitEvents");
+        this.readWriteEvents = Objects.requireNonNull(readWriteEvents, "readWriteEvents");
     }
 
     @Override
@@ -33,6 +36,13 @@ final class LockEventBridge implements LockListener {
     public void onPermitEvent(PermitEvent event) {
         if (!muted) {
             permitEvents.fire(event);
+        }
+    }
+
+    @Override
+    public void onReadWriteEvent(ReadWriteEvent event) {
+        if (!muted) {
+            readWriteEvents.fire(event);
         }
     }
 

@@ -5,6 +5,8 @@ import io.github.mongolock.LockManager;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockSession;
 import io.github.mongolock.PermitHold;
+import io.github.mongolock.ReadWriteHold;
+import io.github.mongolock.ReadWriteLock;
 import io.github.mongolock.Permits;
 import io.github.mongolock.LockSet;
 import io.github.mongolock.OnLeaseLost;
@@ -37,10 +39,12 @@ import java.util.concurrent.CompletionStage;
  *                  schedule going, where a completed future would end it
  * @param permits   0: the method runs under a lock; N from 1: holding one permit of the semaphore of that name with
  *                  limit N ({@link io.github.mongolock.Permits})
+ * @param access    {@code EXCLUSIVE}: a lock or a permit; {@code READ} or {@code WRITE}: that access to the read-write
+ *                  lock of the name ({@link LockManager#readWriteLock})
  */
 record LockedOperation(String method, List<NameTemplate> names, LockOptions options, Locked.OnBusy onBusy,
                        OnLeaseLost onLeaseLost, ReturnKind returns, boolean scheduledRun,
-                       int permits) {
+                       int permits, Locked.Access access) {
 
     private static final System.Logger LOG = System.getLogger(LockedOperation.class.getName());
 
@@ -54,6 +58,7 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
         Objects.requireNonNull(onBusy, "onBusy");
         Objects.requireNonNull(onLeaseLost, "onLeaseLost");
         Objects.requireNonNull(returns, "returns");
+        Objects.requireNonNull(access, "access");
     }
 
     /**
@@ -63,7 +68,8 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
      * a pending stage, no later call re-enters that hold.
      */
     Object invoke(LockManager locks, InvocationContext invocation) throws Exception {
-        Hold session = permits > 0 ? permit(locks, invocation)
+        Hold session = access != Locked.Access.EXCLUSIVE ? readWrite(locks, invocation)
+                : permits > 0 ? permit(locks, invocation)
                 : names.size() == 1 ? single(locks, invocation) : set(locks, invocation);
         if (session == null) {
             return returns.nothing(scheduledRun);
@@ -138,6 +144,22 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
             return new PermitHolding(acquired.get());
         }
         return new PermitHolding(semaphore.acquire(1, options));
+    }
+
+    /** Read or write access to the read-write lock the name template makes, or null when busy and the method is skipped. */
+    private Hold readWrite(LockManager locks, InvocationContext invocation) {
+        String lockName = names.get(0).render(invocation.getParameters());
+        ReadWriteLock lock = locks.readWriteLock(lockName);
+        boolean read = access == Locked.Access.READ;
+        if (onBusy == Locked.OnBusy.SKIP) {
+            Optional<ReadWriteHold> acquired = read ? lock.tryRead(options) : lock.tryWrite(options);
+            if (acquired.isEmpty()) {
+                skipped("read-write lock " + LockArguments.quote(lockName) + " (" + access + ")");
+                return null;
+            }
+            return new ReadWriteHolding(acquired.get());
+        }
+        return new ReadWriteHolding(read ? lock.read(options) : lock.write(options));
     }
 
     /** The call's one lock, or null when it stayed busy and the method is skipped. */
@@ -240,6 +262,23 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
         }
     }
 
+    private record ReadWriteHolding(ReadWriteHold hold) implements Hold {
+        @Override
+        public void detach() {
+            // Never called: access on a method returning a stage is a deployment error (MONGOLOCK-CDI-033).
+        }
+
+        @Override
+        public void onLeaseLost(Runnable action) {
+            hold.onLeaseLost(action);
+        }
+
+        @Override
+        public void close() {
+            hold.close();
+        }
+    }
+
     /** {@link OnLeaseLost#CANCEL}: a stage that cannot be turned into a future cannot be cancelled, which is logged. */
     private void cancel(CompletionStage<?> stage) {
         try {
@@ -294,6 +333,7 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
         return "@Locked " + method + " [name" + (names.size() == 1 ? "=" + names.get(0) : "s=" + names) + ", waitTime="
                 + options.waitTime().map(Duration::toString).orElse("default") + ", leaseTime="
                 + options.leaseTime().map(Duration::toString).orElse("default") + ", holdAtLeast=" + options.holdAtLeast()
-                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (permits > 0 ? ", permits=" + permits : "") + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
+                + ", onBusy=" + onBusy + ", onLeaseLost=" + onLeaseLost + (permits > 0 ? ", permits=" + permits : "")
+                + (access != Locked.Access.EXCLUSIVE ? ", access=" + access : "") + (scheduledRun ? ", scheduled by @Asynchronous(runAt)" : "") + "]";
     }
 }

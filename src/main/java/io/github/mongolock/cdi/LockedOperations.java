@@ -32,6 +32,7 @@ final class LockedOperations {
     static final String LEASE_TIME = "lease-time";
     static final String HOLD_AT_LEAST = "hold-at-least";
     static final String PERMITS = "permits";
+    static final String ACCESS = "access";
     /** {@link LockOptions#metricsGroup}'s limit. */
     private static final int MAX_GROUP = 255;
 
@@ -136,6 +137,11 @@ final class LockedOperations {
         int permits = lookup(beanClass, method, PERMITS, problems).flatMap(key -> config.integer(key, problems)
                         .map(value -> checkedPermits(key, value, problems))).orElseGet(
                 () -> checkedPermits("@Locked(permits) on " + label, locked.permits(), problems));
+        Locked.Access access = lookup(beanClass, method, ACCESS, problems)
+                .flatMap(key -> config.text(key, problems).map(value -> checkedAccess(key, value, problems)))
+                .orElse(locked.access());
+        ReadWriteAccess.check(label, access, permits, holdAtLeast, List.of(locked.value()),
+                ReturnKind.of(method.getReturnType()).asynchronous(), method.getGenericReturnType().getTypeName(), problems);
         if (permits > 0 && holdAtLeast.isPresent() && !holdAtLeast.get().isZero()) {
             problems.add(CdiMessages.permitsWithMinimumHold(label));
         }
@@ -179,7 +185,16 @@ final class LockedOperations {
         String group = names.orElseThrow().stream().map(NameTemplate::toString).collect(Collectors.joining(", "));
         options = options.metricsGroup(group.length() > MAX_GROUP ? group.substring(0, MAX_GROUP) : group);
         return Optional.of(new LockedOperation(label, names.orElseThrow(), options, locked.onBusy(), locked.onLeaseLost(),
-                returns, ScheduledAsynchronous.isScheduled(method), permits));
+                returns, ScheduledAsynchronous.isScheduled(method), permits, access));
+    }
+
+    private static Locked.Access checkedAccess(String key, String value, List<String> problems) {
+        try {
+            return Locked.Access.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException unknown) {
+            problems.add(CdiMessages.badAccess(key, value));
+            return Locked.Access.EXCLUSIVE;
+        }
     }
 
     private static int checkedPermits(String source, int value, List<String> problems) {

@@ -13,6 +13,11 @@ record CoordinatorObservation(String instanceId, OwnedLocks owned, ReleaseFeed f
     }
 
     @Override
+    public Map<String, Long> readWriteHeldByGroup(io.github.mongolock.ReadWriteHold.Mode mode) {
+        return permits.readWrite.heldByGroup(mode);
+    }
+
+    @Override
     public Map<String, Long> locksHeldByGroup() {
         return owned.heldByGroup();
     }

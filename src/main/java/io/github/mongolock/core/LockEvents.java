@@ -3,6 +3,7 @@ package io.github.mongolock.core;
 import io.github.mongolock.LockEvent;
 import io.github.mongolock.LockListener;
 import io.github.mongolock.PermitEvent;
+import io.github.mongolock.ReadWriteEvent;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -37,6 +38,22 @@ final class LockEvents {
         for (LockListener listener : listeners) {
             try {
                 listener.onEvent(event);
+            } catch (RuntimeException broken) {
+                LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
+            }
+        }
+    }
+
+    /** Whether anyone listens. */
+    boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
+    /** A read-write lock's event, to the listeners' {@code onReadWriteEvent}, on the calling thread. */
+    void fireReadWrite(ReadWriteEvent event) {
+        for (LockListener listener : listeners) {
+            try {
+                listener.onReadWriteEvent(event);
             } catch (RuntimeException broken) {
                 LOG.log(Level.WARNING, "mongolock lock listener " + listener + " failed on " + event, broken);
             }

@@ -20,6 +20,8 @@ import java.util.function.Supplier;
  */
 final class PermitReports {
 
+    /** The manager's read-write locks' reports, beside its semaphores'. */
+    final ReadWriteReports readWrite;
     private final LockEvents events;
     private final LockMetrics metrics;
     private final LockTracing tracing;
@@ -28,6 +30,7 @@ final class PermitReports {
     private final Map<HeldPermits, Granted> open = new ConcurrentHashMap<>();
 
     PermitReports(LockEvents events, LockMetrics metrics, LockTracing tracing, MonotonicClock clock) {
+        this.readWrite = new ReadWriteReports(events, metrics, tracing, clock);
         this.events = events;
         this.metrics = metrics;
         this.tracing = tracing;

@@ -19,6 +19,7 @@ final class SessionPrimitives {
     private final PermitCoordinator semaphores;
     private final PermitCoordinator readWrite;
     private final ReadWriteLocks readWriteLocks;
+    private final ReadWriteReports readWriteReports;
 
     /**
      * @param startFeed starts or nudges the manager's push feed, when a waiter finds a hold of another manager's
@@ -31,6 +32,7 @@ final class SessionPrimitives {
         this.readWrite = new PermitCoordinator(store.readWriteStore(), sessions, clock, backoff, ownerPrefix, defaultLease,
                 defaultWait, events, reports, readWriteSignals, startFeed, true);
         this.readWriteLocks = store.readWriteStore().isPresent() ? new ReadWriteLocks(readWrite, defaultWait) : null;
+        this.readWriteReports = reports.readWrite;
     }
 
     /** What the session renewer must know of these holds. */
@@ -47,7 +49,7 @@ final class SessionPrimitives {
             throw new UnsupportedOperationException("This lock store keeps no read-write locks: use MongoLockStore or"
                     + " InMemoryLockStore");
         }
-        return readWriteLocks.lock(name);
+        return readWriteReports.reported(readWriteLocks.lock(name));
     }
 
     /** The test kit's controls: waits until the holds of {@code owner} were reported lost; false when none is open here. */

@@ -260,6 +260,11 @@ public final class LockAdmin {
         return permits.forceRelease(name, owner, reason);
     }
 
+    /** Read-write locks ({@code LockManager.readWriteLock}): list, inspect, take back one holder's access. */
+    public ReadWriteAdmin readWriteLocks() {
+        return new ReadWriteAdmin(new PermitAdmin(locks, calls, operator, this::tellSession, PermitAdmin.READ_WRITE_LOCKS));
+    }
+
     /** How many times the holder's session is told of a forced release before giving up. */
     static final int SIGNAL_ATTEMPTS = 3;
     private static final String PERIODIC_CHECK = "60 renewals, about 20 leases";

@@ -36,7 +36,6 @@ import static io.github.mongolock.mongo.PermitDocuments.KIND;
 import static io.github.mongolock.mongo.PermitDocuments.LIMIT;
 import static io.github.mongolock.mongo.PermitDocuments.PERMITS;
 import static io.github.mongolock.mongo.PermitDocuments.USED;
-import static io.github.mongolock.mongo.PermitDocuments.permitsId;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoCollection;
@@ -66,7 +65,8 @@ import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
- * {@link LockAdmin}'s semaphores: list them with their holders, inspect one, and take back the permits of one holder
+ * {@link LockAdmin}'s semaphores (and, as {@link #READ_WRITE_LOCKS}, read-write locks, whose holders are entries of the same
+ * shape): list them with their holders, inspect one, and take back the permits of one holder
  * that is alive but wedged. The take-back is one compare-and-set pinned to the semaphore's {@code version} as read
  * and to the holder's entry ({@code {_id, version, holders: {$elemMatch: {owner, permits}}}}), pulling that entry
  * ({@code used - permits}, {@code version + 1}) and recording {@code revokedOwner}, {@code revokedBy},
@@ -85,6 +85,20 @@ final class PermitAdmin {
     private static final FindOneAndUpdateOptions BEFORE = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE);
     private static final String NAME = ID + ".name";
 
+    /**
+     * Which documents an admin works on: semaphores ({@link #SEMAPHORES}) or read-write locks ({@link #READ_WRITE_LOCKS}),
+     * with the words its messages use.
+     *
+     * @param kind    the documents' {@code _id.mongolock}
+     * @param noun    what one is called in messages
+     * @param inspect the command line's command that shows one's holders
+     */
+    record Kind(String kind, String noun, String inspect) {
+    }
+
+    static final Kind SEMAPHORES = new Kind(KIND, "semaphore", "inspect-permits");
+    static final Kind READ_WRITE_LOCKS = new Kind(ReadWriteDocuments.RW_KIND, "read-write lock", "inspect-rw");
+
     /** Tells a holder's session that something it holds was released (LockAdmin's signal, tried a few times). */
     interface SessionSignal {
         boolean tell(String name, String session);
@@ -94,8 +108,14 @@ final class PermitAdmin {
     private final StoreCalls calls;
     private final String operator;
     private final SessionSignal signal;
+    private final Kind kind;
 
     PermitAdmin(MongoCollection<Document> locks, StoreCalls calls, String operator, SessionSignal signal) {
+        this(locks, calls, operator, signal, SEMAPHORES);
+    }
+
+    PermitAdmin(MongoCollection<Document> locks, StoreCalls calls, String operator, SessionSignal signal, Kind kind) {
+        this.kind = kind;
         this.locks = locks;
         this.calls = calls;
         this.operator = operator;
@@ -103,9 +123,9 @@ final class PermitAdmin {
     }
 
     List<PermitsState> list(String namePrefix, int limit) {
-        Bson inUse = and(eq(ID + ".mongolock", KIND), or(gt(USED, 0), exists(QUEUE_HEAD, true)));
+        Bson inUse = and(eq(ID + ".mongolock", kind.kind()), or(gt(USED, 0), exists(QUEUE_HEAD, true)));
         Bson filter = namePrefix.isEmpty() ? inUse : and(inUse, regex(NAME, "^" + LockAdmin.literal(namePrefix)));
-        List<Document> documents = calls.call("list semaphores", namePrefix + "*", () -> locks.find(filter)
+        List<Document> documents = calls.call("list " + kind.noun() + "s", namePrefix + "*", () -> locks.find(filter)
                 .sort(Sorts.ascending(NAME)).limit(limit).into(new ArrayList<>()));
         Map<String, Document> sessions = sessionsOf(documents);
         return documents.stream().map(document -> stateOf(document, sessions)).toList();
@@ -113,7 +133,7 @@ final class PermitAdmin {
 
     Optional<PermitsState> inspect(String name) {
         LockArguments.checkName(name);
-        Document found = calls.call("inspect permits of", name, () -> locks.find(eq(ID, permitsId(name))).first());
+        Document found = calls.call("inspect " + kind.noun(), name, () -> locks.find(eq(ID, idOf(name))).first());
         if (found == null) {
             return Optional.empty();
         }
@@ -123,13 +143,14 @@ final class PermitAdmin {
     ForcedPermitRelease forceRelease(String name, String owner, String reason) {
         LockAdmin.requireText(reason, "reason");
         if (owner == null || owner.isBlank()) {
-            throw new LockConfigurationException("No owner given for the forced release of permits of semaphore "
-                    + LockArguments.quote(name) + ": name the holder whose permits to release (inspect-permits shows them).");
+            throw new LockConfigurationException("No owner given for the forced release of permits of " + kind.noun()
+                    + " " + LockArguments.quote(name) + ": name the holder whose permits to release (" + kind.inspect()
+                    + " shows them).");
         }
         for (int attempt = 0; attempt < PULL_TRIES; attempt++) {
-            PermitsState seen = inspect(name).orElseThrow(() -> refused(name, owner, "there is no semaphore named "
-                    + LockArguments.quote(name) + " in " + locks.getNamespace().getFullName() + "; the semaphores there are "
-                    + semaphoreNames() + ". Check the name (list-permits shows those in use) and the collection"));
+            PermitsState seen = inspect(name).orElseThrow(() -> refused(name, owner, "there is no " + kind.noun() + " named "
+                    + LockArguments.quote(name) + " in " + locks.getNamespace().getFullName() + "; the " + kind.noun()
+                    + "s there are " + semaphoreNames() + ". Check the name (list shows those in use) and the collection"));
             PermitsState.Holder holder = seen.holders().stream().filter(held -> held.owner().equals(owner)).findFirst()
                     .orElseThrow(() -> refused(name, owner, owner + " holds none of its permits (released, or taken back"
                             + " since); its holders now are " + holders(seen) + ". Inspect it again and release one of those"));
@@ -137,27 +158,31 @@ final class PermitAdmin {
                     set(REVOKED_OWNER, owner), set(REVOKED_BY, operator), set(REVOKED_REASON, reason), currentDate(REVOKED_AT),
                     currentDate(LockDocument.RELEASED_AT)); // wakes waiters through the push feed, as a release does
             Document pulled = calls.call("force the release of permits of", name, () -> locks.findOneAndUpdate(
-                    and(eq(ID, permitsId(name)), eq(VERSION, seen.version()),
+                    and(eq(ID, idOf(name)), eq(VERSION, seen.version()),
                             elemMatch(HOLDERS, and(eq(OWNER, owner), eq(PERMITS, holder.permits())))), update, BEFORE));
             if (pulled != null) {
                 boolean told = signal.tell(name, holder.session());
-                LOG.log(Level.INFO, "mongolock: operator " + operator + " released " + holder.permits() + " permit(s) of"
-                        + " semaphore " + LockArguments.quote(name) + " held by " + owner + ": " + reason
+                LOG.log(Level.INFO, "mongolock: operator " + operator + " released " + holder.permits() + " permit(s) of "
+                        + kind.noun() + " " + LockArguments.quote(name) + " held by " + owner + ": " + reason
                         + (told ? ". The holder is told at its next renewal" : ". The holder's session could not be told:"
                                 + " the holder learns it at its session's periodic check") + ".");
                 return new ForcedPermitRelease(seen, holder, operator, reason, told);
             }
             // Another holder moved the version since the read: read again, and pull if the holder is still there.
         }
-        throw refused(name, owner, "the semaphore changed between each of " + PULL_TRIES + " reads and pulls (other"
+        throw refused(name, owner, "the " + kind.noun() + " changed between each of " + PULL_TRIES + " reads and pulls (other"
                 + " holders acquire and release it); try again");
     }
 
     private ForceReleaseRefusedException refused(String name, String owner, String why) {
         LOG.log(Level.INFO, "mongolock: operator " + operator + " was refused the release of the permits of " + owner
-                + " of semaphore " + LockArguments.quote(name) + ": " + why);
-        return new ForceReleaseRefusedException(name, "The permits of " + owner + " of semaphore " + LockArguments.quote(name)
+                + " of " + kind.noun() + " " + LockArguments.quote(name) + ": " + why);
+        return new ForceReleaseRefusedException(name, "The permits of " + owner + " of " + kind.noun() + " " + LockArguments.quote(name)
                 + " were not released: " + why + ". Nothing was changed.");
+    }
+
+    private Document idOf(String name) {
+        return new Document("mongolock", kind.kind()).append("name", name);
     }
 
     private static String holders(PermitsState state) {
@@ -168,7 +193,7 @@ final class PermitAdmin {
     /** The names of the semaphores in the collection, in use or not: at most {@value #NAMES_SHOWN}. */
     private String semaphoreNames() {
         List<String> names = new ArrayList<>();
-        calls.call("list semaphores", "*", () -> locks.find(eq(ID + ".mongolock", KIND)).projection(Projections.include(ID))
+        calls.call("list " + kind.noun() + "s", "*", () -> locks.find(eq(ID + ".mongolock", kind.kind())).projection(Projections.include(ID))
                 .sort(Sorts.ascending(NAME)).limit(NAMES_SHOWN + 1).into(new ArrayList<>())).forEach(document -> {
                     if (document.get(ID) instanceof Document id && id.get("name") instanceof String name) {
                         names.add(LockArguments.quote(name));

@@ -1,6 +1,7 @@
 package io.github.mongolock.otel;
 
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.ReadWriteHold;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -47,6 +48,14 @@ import java.util.function.Function;
  *   <tr><td>{@code mongolock.permits.hold.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group}</td></tr>
  *   <tr><td>{@code mongolock.permits.held}</td><td>gauge, {permit}</td><td>{@code mongolock.lock.group}</td></tr>
  *   <tr><td>{@code mongolock.permits.lost}</td><td>counter, {permit}</td><td>{@code mongolock.lock.group}</td></tr>
+ *   <tr><td>{@code mongolock.rw.acquire.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.rw.mode} (read, write), {@code mongolock.acquire.outcome}: read-write locks' calls</td></tr>
+ *   <tr><td>{@code mongolock.rw.hold.duration}</td><td>histogram, s</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.rw.mode}</td></tr>
+ *   <tr><td>{@code mongolock.rw.held}</td><td>gauge, {grant}</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.rw.mode}</td></tr>
+ *   <tr><td>{@code mongolock.rw.lost}</td><td>counter, {grant}</td><td>{@code mongolock.lock.group},
+ *       {@code mongolock.rw.mode}</td></tr>
  * </table>
  *
  * <p>Semaphores ({@code LockManager.permits}) have instruments of their own, so a lock's series never mixes with a
@@ -65,6 +74,7 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     static final AttributeKey<String> GROUP = AttributeKey.stringKey("mongolock.lock.group");
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("mongolock.acquire.outcome");
     static final AttributeKey<String> OPERATION = AttributeKey.stringKey("mongolock.store.operation");
+    static final AttributeKey<String> MODE = AttributeKey.stringKey("mongolock.rw.mode");
     static final AttributeKey<String> PUSH_STATE = AttributeKey.stringKey("mongolock.push_wake_up.state");
 
     private final DoubleHistogram acquireDuration;
@@ -89,6 +99,13 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     private final DoubleHistogram permitHoldDuration;
     private final LongCounter permitsLost;
     private final ObservableLongGauge permitsHeld;
+    private final DoubleHistogram readWriteAcquireDuration;
+    private final DoubleHistogram readWriteHoldDuration;
+    private final LongCounter readWriteLost;
+    private final ObservableLongGauge readWriteHeld;
+    /** Groups reported by the read-write gauge so far, per mode, as {@link #groupsSeen}. Each guarded by itself. */
+    private final Map<ReadWriteHold.Mode, Set<String>> readWriteGroupsSeen = Map.of(
+            ReadWriteHold.Mode.READ, new LinkedHashSet<>(), ReadWriteHold.Mode.WRITE, new LinkedHashSet<>());
     /** Groups reported by the permits-held gauge so far, as {@link #groupsSeen}. Guarded by itself. */
     private final Set<String> permitGroupsSeen = new LinkedHashSet<>();
 
@@ -114,6 +131,15 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
                 .setDescription("Semaphore permits found lost while held: work under them was no longer protected").build();
         permitsHeld = meter.gaugeBuilder("mongolock.permits.held").ofLongs().setUnit("{permit}")
                 .setDescription("Semaphore permits held now by this process's managers").buildWithCallback(this::observePermitsHeld);
+        readWriteAcquireDuration = meter.histogramBuilder("mongolock.rw.acquire.duration").setUnit("s")
+                .setDescription("How long read-write locks' read and write calls took, by mode and outcome").build();
+        readWriteHoldDuration = meter.histogramBuilder("mongolock.rw.hold.duration").setUnit("s")
+                .setDescription("How long read-write lock grants were held, from the grant to the caller's last close").build();
+        readWriteLost = meter.counterBuilder("mongolock.rw.lost").setUnit("{grant}")
+                .setDescription("Read-write lock grants found lost while held: work under them was no longer protected").build();
+        readWriteHeld = meter.gaugeBuilder("mongolock.rw.held").ofLongs().setUnit("{grant}")
+                .setDescription("Read-write lock grants held now by this process's managers, by mode")
+                .buildWithCallback(this::observeReadWriteHeld);
     }
 
     /** Instruments on {@code openTelemetry}'s meter provider. */
@@ -155,6 +181,26 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
     }
 
     @Override
+    public void readWriteAcquireEnded(String group, ReadWriteHold.Mode mode, Outcome outcome, long waitedNanos) {
+        readWriteAcquireDuration.record(seconds(waitedNanos), Attributes.of(GROUP, group, MODE, mode(mode),
+                OUTCOME, outcome.name().toLowerCase(Locale.ROOT)));
+    }
+
+    @Override
+    public void readWriteHoldEnded(String group, ReadWriteHold.Mode mode, long heldNanos) {
+        readWriteHoldDuration.record(seconds(heldNanos), Attributes.of(GROUP, group, MODE, mode(mode)));
+    }
+
+    @Override
+    public void readWriteLost(String group, ReadWriteHold.Mode mode) {
+        readWriteLost.add(1, Attributes.of(GROUP, group, MODE, mode(mode)));
+    }
+
+    private static String mode(ReadWriteHold.Mode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
     public void storeFailed(String operation) {
         storeErrors.add(1, Attributes.of(OPERATION, operation));
     }
@@ -172,6 +218,7 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
         locksHeld.close();
         pushWakeUp.close();
         permitsHeld.close();
+        readWriteHeld.close();
     }
 
     private void observeHeld(ObservableLongMeasurement measurement) {
@@ -182,8 +229,20 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
         observeByGroup(measurement, permitGroupsSeen, Observed::permitsHeldByGroup);
     }
 
+    private void observeReadWriteHeld(ObservableLongMeasurement measurement) {
+        for (ReadWriteHold.Mode mode : ReadWriteHold.Mode.values()) {
+            observeByGroup(measurement, readWriteGroupsSeen.get(mode), manager -> manager.readWriteHeldByGroup(mode),
+                    Attributes.of(MODE, mode(mode)));
+        }
+    }
+
     private void observeByGroup(ObservableLongMeasurement measurement, Set<String> groupsSeen,
                                 Function<Observed, Map<String, Long>> byGroup) {
+        observeByGroup(measurement, groupsSeen, byGroup, Attributes.empty());
+    }
+
+    private void observeByGroup(ObservableLongMeasurement measurement, Set<String> groupsSeen,
+                                Function<Observed, Map<String, Long>> byGroup, Attributes also) {
         Map<String, Long> total = new HashMap<>();
         for (Observed manager : observed) {
             byGroup.apply(manager).forEach((group, count) -> total.merge(group, count, Long::sum));
@@ -201,7 +260,7 @@ public final class OpenTelemetryLockMetrics implements LockMetrics, AutoCloseabl
             reported = List.copyOf(groupsSeen);
         }
         for (String group : reported) {
-            measurement.record(total.getOrDefault(group, 0L), Attributes.of(GROUP, group));
+            measurement.record(total.getOrDefault(group, 0L), also.toBuilder().put(GROUP, group).build());
         }
     }
 

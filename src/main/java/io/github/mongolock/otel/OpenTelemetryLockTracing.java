@@ -1,6 +1,7 @@
 package io.github.mongolock.otel;
 
 import io.github.mongolock.LockMetrics;
+import io.github.mongolock.ReadWriteHold;
 import io.github.mongolock.LockTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
@@ -37,7 +38,8 @@ import java.util.Objects;
  *
  * <p>A semaphore's acquire call ({@code LockManager.permits}) is one span too, named {@code mongolock permits acquire}
  * or {@code mongolock permits tryAcquire}, with the same attributes, status and outcome plus {@code mongolock.permits}
- * (how many permits the call asks for).
+ * (how many permits the call asks for). A read-write lock's call is {@code mongolock rw read}, {@code mongolock rw tryRead},
+ * {@code mongolock rw write} or {@code mongolock rw tryWrite}, with the same attributes plus {@code mongolock.rw.mode}.
  *
  * <p>Thread-safe; one instance may serve several managers.
  */
@@ -49,6 +51,8 @@ public final class OpenTelemetryLockTracing implements LockTracing {
     static final AttributeKey<Long> FENCING_TOKEN = AttributeKey.longKey("mongolock.fencing_token");
     static final String PERMITS_ACQUIRE = "mongolock permits acquire";
     static final String PERMITS_TRY_ACQUIRE = "mongolock permits tryAcquire";
+    /** A read-write lock's spans: {@code mongolock rw read}, {@code ... tryRead}, {@code ... write}, {@code ... tryWrite}. */
+    static final String READ_WRITE = "mongolock rw ";
     static final AttributeKey<Long> PERMITS = AttributeKey.longKey("mongolock.permits");
     static final String HANDED_OVER = "mongolock.handed_over";
     static final String LEASE_LOST = "mongolock.lease_lost";
@@ -83,6 +87,19 @@ public final class OpenTelemetryLockTracing implements LockTracing {
                 .setAttribute(OpenTelemetryLockMetrics.GROUP, group)
                 .setAttribute(WAIT_MODE, mode.name().toLowerCase(Locale.ROOT))
                 .setAttribute(PERMITS, (long) permits)
+                .startSpan();
+        return new Waiting(span);
+    }
+
+    @Override
+    public Span readWriteAcquireStarted(String group, WaitMode mode, ReadWriteHold.Mode access) {
+        String call = (mode == WaitMode.WAIT ? "" : "try") + (access == ReadWriteHold.Mode.READ ? "Read" : "Write");
+        io.opentelemetry.api.trace.Span span = tracer.spanBuilder(READ_WRITE + Character.toLowerCase(call.charAt(0))
+                        + call.substring(1))
+                .setSpanKind(SpanKind.INTERNAL)
+                .setAttribute(OpenTelemetryLockMetrics.GROUP, group)
+                .setAttribute(WAIT_MODE, mode.name().toLowerCase(Locale.ROOT))
+                .setAttribute(OpenTelemetryLockMetrics.MODE, access.name().toLowerCase(Locale.ROOT))
                 .startSpan();
         return new Waiting(span);
     }

@@ -119,7 +119,7 @@ class PermitsAdminCommandTest {
         assertUsage(run("release-permits", "export", "--owner", "x"), "--reason is missing");
         assertUsage(run("release-permits", "export", "--reason", "x"), "--owner is missing");
         assertUsage(run("inspect-permits", "export", "--prefix", "x"), "unknown option \"--prefix\" for inspect-permits");
-        assertUsage(run("frobnicate"), "expected list, inspect, release, inspect-permits or release-permits");
+        assertUsage(run("frobnicate"), "expected list, inspect, release, inspect-permits, release-permits, inspect-rw or release-rw");
     }
 
     private void assertUsage(int exitCode, String message) {
