@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * One {@code @Locked} method of one bean class, resolved and checked when the application deployed:
@@ -90,19 +91,19 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
             CompletionStage<?> stage = (CompletionStage<?>) result;
             // The call is over and this thread goes back to its pool; the hold now belongs to the stage.
             // Detached, it is never re-entered by whatever the thread runs next.
-            session.detach();
+            session.detach().run();
             // whenComplete's stage completes after the release, with the method's outcome; a release failure
             // (a lost lease) fails it, or is added as suppressed to the method's own failure.
             CompletionStage<?> released;
             try {
-                released = stage.whenComplete((value, failure) -> session.close());
+                released = stage.whenComplete((value, failure) -> session.close().run());
             } catch (RuntimeException | Error refused) {
                 closeAfter(refused, session); // an odd stage type that takes no callback: do not leak the lock
                 throw refused;
             }
             if (returns != ReturnKind.STAGE) {
                 if (onLeaseLost == OnLeaseLost.CANCEL) {
-                    session.onLeaseLost(() -> cancel(stage));
+                    session.onLeaseLost().accept(() -> cancel(stage));
                 }
                 return stage;
             }
@@ -123,11 +124,11 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
                 }
             });
             if (onLeaseLost == OnLeaseLost.CANCEL) {
-                session.onLeaseLost(() -> callers.cancel(true));
+                session.onLeaseLost().accept(() -> callers.cancel(true));
             }
             return callers;
         }
-        session.close();
+        session.close().run();
         return result;
     }
 
@@ -141,9 +142,9 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
                 skipped("semaphore " + LockArguments.quote(semaphoreName));
                 return null;
             }
-            return new PermitHolding(acquired.get());
+            return Hold.of(acquired.get());
         }
-        return new PermitHolding(semaphore.acquire(1, options));
+        return Hold.of(semaphore.acquire(1, options));
     }
 
     /** Read or write access to the read-write lock the name template makes, or null when busy and the method is skipped. */
@@ -157,9 +158,9 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
                 skipped("read-write lock " + LockArguments.quote(lockName) + " (" + access + ")");
                 return null;
             }
-            return new ReadWriteHolding(acquired.get());
+            return Hold.of(acquired.get());
         }
-        return new ReadWriteHolding(read ? lock.read(options) : lock.write(options));
+        return Hold.of(read ? lock.read(options) : lock.write(options));
     }
 
     /** The call's one lock, or null when it stayed busy and the method is skipped. */
@@ -171,9 +172,9 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
                 skipped("lock " + LockArguments.quote(lockName));
                 return null;
             }
-            return new SessionHold(acquired.get());
+            return Hold.of(acquired.get());
         }
-        return new SessionHold(locks.acquire(lockName, options));
+        return Hold.of(locks.acquire(lockName, options));
     }
 
     /**
@@ -191,9 +192,9 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
                 skipped("locks " + lockNames.stream().map(LockArguments::quote).toList());
                 return null;
             }
-            return new SetHold(acquired.get());
+            return Hold.of(acquired.get());
         }
-        return new SetHold(locks.acquireAll(lockNames, options));
+        return Hold.of(locks.acquireAll(lockNames, options));
     }
 
     private void skipped(String what) {
@@ -202,80 +203,26 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
         }
     }
 
-    /** What a call holds, one session, a set or a permit: the interceptor does the same three things to each. */
-    private interface Hold {
-        void detach();
-
-        void onLeaseLost(Runnable action);
-
-        void close();
-    }
-
-    private record SessionHold(LockSession session) implements Hold {
-        @Override
-        public void detach() {
-            session.detach();
+    /**
+     * What a call holds, a lock's session, a set, a permit or read-write access: the interceptor does the same three
+     * things to each. {@code detach} unbinds it from the calling thread once a pending stage was returned; permits are
+     * bound to no thread, and read-write access is never held by a method returning a stage (MONGOLOCK-CDI-033).
+     */
+    private record Hold(Runnable detach, Consumer<Runnable> onLeaseLost, Runnable close) {
+        static Hold of(LockSession session) {
+            return new Hold(session::detach, session::onLeaseLost, session::close);
         }
 
-        @Override
-        public void onLeaseLost(Runnable action) {
-            session.onLeaseLost(action);
+        static Hold of(LockSet set) {
+            return new Hold(set::detach, set::onLeaseLost, set::close);
         }
 
-        @Override
-        public void close() {
-            session.close();
-        }
-    }
-
-    private record SetHold(LockSet set) implements Hold {
-        @Override
-        public void detach() {
-            set.detach();
+        static Hold of(PermitHold hold) {
+            return new Hold(() -> { }, hold::onLeaseLost, hold::close);
         }
 
-        @Override
-        public void onLeaseLost(Runnable action) {
-            set.onLeaseLost(action);
-        }
-
-        @Override
-        public void close() {
-            set.close();
-        }
-    }
-
-    private record PermitHolding(PermitHold hold) implements Hold {
-        @Override
-        public void detach() {
-            // Permits are not re-entrant and bound to no thread: nothing to unbind.
-        }
-
-        @Override
-        public void onLeaseLost(Runnable action) {
-            hold.onLeaseLost(action);
-        }
-
-        @Override
-        public void close() {
-            hold.close();
-        }
-    }
-
-    private record ReadWriteHolding(ReadWriteHold hold) implements Hold {
-        @Override
-        public void detach() {
-            // Never called: access on a method returning a stage is a deployment error (MONGOLOCK-CDI-033).
-        }
-
-        @Override
-        public void onLeaseLost(Runnable action) {
-            hold.onLeaseLost(action);
-        }
-
-        @Override
-        public void close() {
-            hold.close();
+        static Hold of(ReadWriteHold hold) {
+            return new Hold(() -> { }, hold::onLeaseLost, hold::close);
         }
     }
 
@@ -302,7 +249,7 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
         private boolean interrupted;
 
         Interruption(Hold session) {
-            session.onLeaseLost(this::leaseLost);
+            session.onLeaseLost().accept(this::leaseLost);
         }
 
         private synchronized void leaseLost() {
@@ -322,7 +269,7 @@ record LockedOperation(String method, List<NameTemplate> names, LockOptions opti
 
     private static void closeAfter(Throwable failure, Hold session) {
         try {
-            session.close();
+            session.close().run();
         } catch (RuntimeException releaseFailure) {
             failure.addSuppressed(releaseFailure);
         }
