@@ -17,9 +17,6 @@ import io.github.mongolock.mongo.ReadWriteState;
 import io.github.mongolock.testing.Await;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +34,8 @@ class ReadWriteAdminTest {
 
     private final TestMongo mongo;
     private final List<MongoLockManager> managers = new ArrayList<>();
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    /** The operator's command against this test's database. */
+    private AdminCommandRunner command;
     private String database;
     private LockAdmin admin;
     private ReadWriteAdmin rw;
@@ -50,6 +47,7 @@ class ReadWriteAdminTest {
     @BeforeEach
     void freshDatabase() {
         database = mongo.freshDatabase();
+        command = new AdminCommandRunner(mongo.uri(), database);
         admin = new LockAdmin(mongo.client().getDatabase(database), MongoLockManager.DEFAULT_COLLECTION,
                 Duration.ofSeconds(5), "alice@ops-1");
         rw = admin.readWriteLocks();
@@ -67,23 +65,6 @@ class ReadWriteAdminTest {
         return manager;
     }
 
-    private int run(String... args) {
-        out.reset();
-        err.reset();
-        String[] all = new String[args.length + 4];
-        System.arraycopy(args, 0, all, 0, args.length);
-        System.arraycopy(new String[] {"--uri", mongo.uri(), "--database", database}, 0, all, args.length, 4);
-        return LockAdminCommand.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    private String out() {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private String err() {
-        return err.toString(StandardCharsets.UTF_8);
-    }
 
     @Test
     void listAndInspectShowEachHolderWithItsMode() {
@@ -112,14 +93,14 @@ class ReadWriteAdminTest {
         assertEquals(List.of(), admin.listPermits("", 10), "nor among the semaphores");
         assertEquals(List.of("prices"), rw.list("pri", 10).stream().map(ReadWriteState::name).toList());
 
-        assertEquals(0, run("list"), err());
-        assertTrue(out().contains("READ-WRITE LOCK") && out().contains("2 read-write locks held or with a writer waiting"), out());
-        assertTrue(out().contains(writer.owner()) && out().contains("WRITE") && out().contains(reader2.owner()), out());
-        assertEquals(0, run("inspect-rw", "catalog"), err());
-        assertTrue(out().contains("held as: READ") && out().contains("readers: 2")
-                && out().contains("holder: " + reader1.owner() + " mode: READ"), out());
-        assertEquals(1, run("inspect-rw", "never-used"));
-        assertTrue(err().contains("no read-write lock named \"never-used\""), err());
+        assertEquals(0, command.run("list"), command.err());
+        assertTrue(command.out().contains("READ-WRITE LOCK") && command.out().contains("2 read-write locks held or with a writer waiting"), command.out());
+        assertTrue(command.out().contains(writer.owner()) && command.out().contains("WRITE") && command.out().contains(reader2.owner()), command.out());
+        assertEquals(0, command.run("inspect-rw", "catalog"), command.err());
+        assertTrue(command.out().contains("held as: READ") && command.out().contains("readers: 2")
+                && command.out().contains("holder: " + reader1.owner() + " mode: READ"), command.out());
+        assertEquals(1, command.run("inspect-rw", "never-used"));
+        assertTrue(command.err().contains("no read-write lock named \"never-used\""), command.err());
 
         reader1.close();
         reader2.close();
@@ -141,9 +122,9 @@ class ReadWriteAdminTest {
         old.onLeaseLost(() -> told.set(true));
         long before = rw.inspect("catalog").orElseThrow().version();
 
-        assertEquals(0, run("release-rw", "catalog", "--owner", old.owner(), "--reason", "reload wedged, OPS-4712"), err());
-        assertTrue(out().contains("released write access to read-write lock \"catalog\" from " + old.owner()
-                + " by ") && out().contains("reload wedged, OPS-4712"), out());
+        assertEquals(0, command.run("release-rw", "catalog", "--owner", old.owner(), "--reason", "reload wedged, OPS-4712"), command.err());
+        assertTrue(command.out().contains("released write access to read-write lock \"catalog\" from " + old.owner()
+                + " by ") && command.out().contains("reload wedged, OPS-4712"), command.out());
         ReadWriteState after = rw.inspect("catalog").orElseThrow();
         assertEquals(before + 1, after.version());
         assertNull(after.heldAs());
@@ -169,10 +150,10 @@ class ReadWriteAdminTest {
                 () -> rw.forceRelease("catalogue", taken.owner(), "wedged"));
         assertTrue(noSuchName.getMessage().contains("there is no read-write lock named \"catalogue\"")
                 && noSuchName.getMessage().contains("\"catalog\""), noSuchName.getMessage());
-        assertEquals(1, run("release-rw", "catalog", "--owner", "node-9:0:rw1", "--reason", "wedged"));
-        assertTrue(err().contains("node-9:0:rw1 holds none") && err().contains("Nothing was changed"), err());
-        assertEquals(2, run("release-rw", "catalog", "--reason", "wedged"));
-        assertTrue(err().contains("--owner is missing"), err());
+        assertEquals(1, command.run("release-rw", "catalog", "--owner", "node-9:0:rw1", "--reason", "wedged"));
+        assertTrue(command.err().contains("node-9:0:rw1 holds none") && command.err().contains("Nothing was changed"), command.err());
+        assertEquals(2, command.run("release-rw", "catalog", "--reason", "wedged"));
+        assertTrue(command.err().contains("--owner is missing"), command.err());
 
         ForcedReadWriteRelease done = rw.forceRelease("catalog", taken.owner(), "reader wedged");
         assertEquals(ReadWriteHold.Mode.READ, done.holder().mode());
