@@ -5,24 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.ReadWriteHold;
-import io.github.mongolock.core.LeaseClaim;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
-import io.github.mongolock.core.ReadWriteStore;
-import io.github.mongolock.core.SessionCheck;
-import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.mongo.MongoLockStore;
-import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -50,7 +41,7 @@ class DeadReadWriteHolderTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration WITHIN = Duration.ofMillis(Long.getLong("deadrw.within", 3_500));
 
-    private final Dying dying;
+    private final DyingStore dying;
     private final LockCoordinator dead;
     private final LockCoordinator other;
 
@@ -58,7 +49,7 @@ class DeadReadWriteHolderTest {
         String db = mongo.freshDatabase();
         LockStore real = new MongoLockStore(mongo.client().getDatabase(db), "locks", MongoLockStore.DEFAULT_TIMEOUT,
                 LockMetrics.NONE);
-        dying = new Dying(real);
+        dying = new DyingStore(real);
         dead = new LockCoordinator(dying, "dead:" + System.nanoTime(), LEASE, Duration.ofSeconds(10),
                 MonotonicClock.system(), List.of());
         other = new LockCoordinator(real, "other:" + System.nanoTime(), LEASE, Duration.ofSeconds(10),
@@ -175,63 +166,5 @@ class DeadReadWriteHolderTest {
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
         got.ifPresent(hold -> ((ReadWriteHold) hold).close());
         return got;
-    }
-
-    /** Once dead, every call of the manager on its store hangs until the test ends, as a frozen process's. */
-    private static final class Dying extends ForwardingLockStore {
-
-        private volatile CountDownLatch alive = new CountDownLatch(0);
-
-        Dying(LockStore real) {
-            super(real);
-        }
-
-        void die() {
-            alive = new CountDownLatch(1);
-        }
-
-        void revive() {
-            alive.countDown();
-        }
-
-        private void hangWhileDead() {
-            try {
-                alive.await();
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public SessionRenewal renewSession(String session) {
-            hangWhileDead();
-            return super.renewSession(session);
-        }
-
-        @Override
-        public void endSession(String session) {
-            hangWhileDead();
-            super.endSession(session);
-        }
-
-        @Override
-        public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
-            hangWhileDead();
-            return super.checkSession(session, claims);
-        }
-
-        @Override
-        public Optional<ReadWriteStore> readWriteStore() {
-            ReadWriteStore store = real.readWriteStore().orElseThrow();
-            return Optional.of((ReadWriteStore) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {ReadWriteStore.class}, (proxy, method, args) -> {
-                        hangWhileDead();
-                        try {
-                            return method.invoke(store, args);
-                        } catch (InvocationTargetException thrown) {
-                            throw thrown.getCause();
-                        }
-                    }));
-        }
     }
 }

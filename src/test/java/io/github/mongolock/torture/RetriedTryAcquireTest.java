@@ -7,23 +7,13 @@ import io.github.mongolock.PermitHold;
 import io.github.mongolock.core.LockCoordinator;
 import io.github.mongolock.core.LockStore;
 import io.github.mongolock.core.MonotonicClock;
-import io.github.mongolock.core.LeaseClaim;
-import io.github.mongolock.core.PermitAttempt;
-import io.github.mongolock.core.PermitHolders;
-import io.github.mongolock.core.PermitStore;
-import io.github.mongolock.testing.ForwardingPermitStore;
-import io.github.mongolock.core.SessionCheck;
-import io.github.mongolock.core.SessionRenewal;
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.mongo.MongoLockStore;
-import io.github.mongolock.testing.ForwardingLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +41,7 @@ class RetriedTryAcquireTest {
     /** Lease + 3 %, a poll and a second of slack for a loaded machine. */
     private static final Duration WITHIN = Duration.ofMillis(3_000);
 
-    private final DeadRenewals dying;
+    private final DyingStore dying;
     private final LockCoordinator dead;
     private final LockCoordinator other;
 
@@ -59,7 +49,7 @@ class RetriedTryAcquireTest {
         String db = mongo.freshDatabase();
         LockStore real = new MongoLockStore(mongo.client().getDatabase(db), "locks",
                 MongoLockStore.DEFAULT_TIMEOUT, LockMetrics.NONE);
-        dying = new DeadRenewals(real);
+        dying = new DyingStore(real);
         dead = new LockCoordinator(dying, "dead:" + System.nanoTime(), LEASE, Duration.ofSeconds(5),
                 MonotonicClock.system(), List.of());
         other = new LockCoordinator(real, "other:" + System.nanoTime(), LEASE, Duration.ofSeconds(5),
@@ -110,70 +100,5 @@ class RetriedTryAcquireTest {
             }
         }
         return Optional.empty();
-    }
-
-    /**
-     * Once the holder "dies", its manager's every call on its session hangs until the test ends, as a frozen or
-     * crashed process's: no renewal, no check, and no end of its own session (a live manager whose lease ran out
-     * unconfirmed ends its session itself, which would let a waiter take the permits back at once).
-     */
-    private static final class DeadRenewals extends ForwardingLockStore {
-
-        private volatile CountDownLatch alive = new CountDownLatch(0);
-
-        DeadRenewals(LockStore real) {
-            super(real);
-        }
-
-        void die() {
-            alive = new CountDownLatch(1);
-        }
-
-        void revive() {
-            alive.countDown();
-        }
-
-        private void hangWhileDead() {
-            try {
-                alive.await();
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public SessionRenewal renewSession(String session) {
-            hangWhileDead();
-            return super.renewSession(session);
-        }
-
-        @Override
-        public void endSession(String session) {
-            hangWhileDead();
-            super.endSession(session);
-        }
-
-        @Override
-        public SessionCheck checkSession(String session, Collection<LeaseClaim> claims) {
-            hangWhileDead();
-            return super.checkSession(session, claims);
-        }
-
-        @Override
-        public Optional<PermitStore> permitStore() {
-            return Optional.of(new ForwardingPermitStore(real.permitStore().orElseThrow()) {
-                @Override
-                public boolean release(String name, String owner, int n) {
-                    hangWhileDead();
-                    return super.release(name, owner, n);
-                }
-
-                @Override
-                public List<HeldUnder> heldUnder(String session) {
-                    hangWhileDead();
-                    return super.heldUnder(session);
-                }
-            });
-        }
     }
 }
