@@ -37,6 +37,13 @@ final class HolderSessionWatch {
         return nowNanos - now.sinceNanos() >= LeaseWatch.takeoverAfterNanos(now.lease());
     }
 
+    /** How long until {@code session}, watched unrenewed, comes due (0 when due); a long time when it is not watched. */
+    long nanosUntilDue(String session, long nowNanos) {
+        Watched seen = watched.get(session);
+        return seen == null ? Long.MAX_VALUE
+                : Math.max(seen.sinceNanos() + LeaseWatch.takeoverAfterNanos(seen.lease()) - nowNanos, 0);
+    }
+
     /** The session was ended (or is being): the next sighting starts a new watch. */
     void forget(String session) {
         watched.remove(session);

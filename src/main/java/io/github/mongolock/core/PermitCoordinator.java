@@ -291,8 +291,11 @@ final class PermitCoordinator {
     private boolean pause(int attempt, long leftNanos, PermitAttempt.Busy busy, ReleaseSignals.Signal signal,
                           long generation) {
         long poll = MAX_POLL.toNanos();
+        long now = clock.nanoTime();
         for (PermitHolders.Seen session : busy.seen().map(PermitHolders::sessions).orElse(List.of())) {
             poll = Math.min(poll, Math.max(LockArguments.saturatedNanos(session.lease()) / 5, 1_000_000));
+            // Look again right when a watched session comes due, not up to a poll later.
+            poll = Math.min(poll, Math.max(holderSessions.nanosUntilDue(session.session(), now), 1_000_000));
         }
         long pause = Math.max(Math.min(Math.min(backoff.pauseNanos(attempt, null, false), poll), leftNanos), 0);
         try {

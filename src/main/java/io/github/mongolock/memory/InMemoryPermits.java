@@ -95,6 +95,7 @@ final class InMemoryPermits implements ReadWriteStore {
                 for (PermitHolders.Hold hold : List.copyOf(semaphore.holds)) {
                     if (hold.session().equals(stale.session())) {
                         semaphore.holds.remove(hold);
+                        semaphore.queue.remove(LockStore.managerOf(hold.owner())); // as MongoDB's take-back does
                         freed += hold.permits();
                     }
                 }

@@ -169,6 +169,22 @@ public abstract class PermitStoreContract {
     }
 
     @Test
+    void takingBackAnEndedSessionsPermitsTakesItsManagerOutOfTheQueue() {
+        LockStore holder = newStore();
+        String holderSession = holder.openSession("holder", LEASE);
+        granted(permits(holder).tryAcquire("export", 1, 1, "holder:a:1", holderSession));
+        LockStore waiter = sameStoreAs(holder);
+        String waiterSession = waiter.openSession("waiter", LEASE);
+        permits(holder).joinQueue("export", "holder:a"); // the holder's manager waited for more, then died
+        permits(waiter).joinQueue("export", "waiter:b");
+        PermitHolders seen = assertInstanceOf(PermitAttempt.Busy.class,
+                permits(waiter).tryAcquire("export", 1, 1, "waiter:b:1", waiterSession)).seen().orElseThrow();
+        // Without the dead manager's queue place taken back with its permits, it would be first: the waiter busy again.
+        granted(permits(waiter).reclaim("export", 1, 1, "waiter:b:2", waiterSession, seen.sessions().get(0)));
+        assertEquals(List.of(), permits(waiter).inspect("export").orElseThrow().queue());
+    }
+
+    @Test
     void aRenewedSessionIsNotEnded() {
         LockStore holder = newStore();
         String holderSession = holder.openSession("holder", LEASE);
