@@ -90,23 +90,30 @@ public class MongoLockExtension implements Extension {
     }
 
     /**
-     * Registers the interceptor with the configured priority. Whether or not the library's own bean
-     * archive is scanned (a server scans it, a hand-booted container may not), exactly this one
-     * registration is used: a discovered copy is vetoed in {@link #vetoDiscoveredInterceptor}.
+     * Registers the interceptor. Whether or not the library's own bean archive is scanned (a server scans it, a
+     * hand-booted container may not), exactly this one registration is used: a discovered copy is vetoed in
+     * {@link #interceptorType}, which also gives this one the configured priority. No setting is read here: a runtime
+     * may put the application's configuration in place in its own observer of this event (Helidon's test support
+     * does, at the default priority, after a bootstrap configuration without the application's sources), and
+     * observers of one priority run in no defined order.
      */
     void addInterceptor(@Observes BeforeBeanDiscovery discovery) {
-        prepare();
-        AnnotatedTypeConfigurator<LockedInterceptor> type =
-                discovery.addAnnotatedType(LockedInterceptor.class, LockedInterceptor.class.getName() + "#mongolock")
-                        .add(RegisteredByExtension.Literal.INSTANCE);
-        if (settings.interceptorPriority() != LockedInterceptor.DEFAULT_PRIORITY) {
-            setPriority(type);
-        }
+        discovery.addAnnotatedType(LockedInterceptor.class, LockedInterceptor.class.getName() + "#mongolock")
+                .add(RegisteredByExtension.Literal.INSTANCE);
     }
 
-    void vetoDiscoveredInterceptor(@Observes ProcessAnnotatedType<LockedInterceptor> type) {
+    /**
+     * The interceptor's type, discovered or registered above: a discovered copy is vetoed; the registered one gets the
+     * configured priority. The settings are read here at the latest, once {@code BeforeBeanDiscovery} is over.
+     */
+    void interceptorType(@Observes ProcessAnnotatedType<LockedInterceptor> type) {
         if (!type.getAnnotatedType().isAnnotationPresent(RegisteredByExtension.class)) {
             type.veto();
+            return;
+        }
+        prepare();
+        if (settings.interceptorPriority() != LockedInterceptor.DEFAULT_PRIORITY) {
+            setPriority(type.configureAnnotatedType());
         }
     }
 

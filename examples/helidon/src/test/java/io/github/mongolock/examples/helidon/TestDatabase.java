@@ -19,10 +19,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * starts, it registers the application's MicroProfile Config (the default sources, so system properties, environment
  * and META-INF/microprofile-config.properties, plus {@link #configSource()} above them), which the test class takes with
  * {@code @Configuration(useExisting = true)}; when the whole test run ends, after Helidon has stopped the application
- * (Helidon closes its container with the test class's store, after every {@code afterAll}), it stops the stand-in. Why not
- * {@code @AddConfig}: Helidon's test support puts those values in place only after the CDI container has started
- * discovery, and mongolock's extension reads its settings when discovery begins ({@code BeforeBeanDiscovery}), so it
- * would see the file's {@code mongolock.uri}, not the test's.
+ * (Helidon closes its container with the test class's store, after every {@code afterAll}), it stops the stand-in.
+ * {@code @AddConfig} and {@code @AddConfigSource} would reach mongolock too ({@link AddConfigTest}); a configuration
+ * registered here is shared by the test classes that start a second manager on the same URI.
  */
 public final class TestDatabase implements BeforeAllCallback {
 
