@@ -20,8 +20,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * and META-INF/microprofile-config.properties, plus {@link #configSource()} above them), which the test class takes with
  * {@code @Configuration(useExisting = true)}; when the whole test run ends, after Helidon has stopped the application
  * (Helidon closes its container with the test class's store, after every {@code afterAll}), it stops the stand-in.
- * {@code @AddConfig} and {@code @AddConfigSource} would reach mongolock too ({@link AddConfigTest}); a configuration
- * registered here is shared by the test classes that start a second manager on the same URI.
+ * One configuration for every test class, whose second node ({@code MongoLockManager}) uses the same URI. (mongolock
+ * reads its settings once {@code BeforeBeanDiscovery} is over, after Helidon's test support has put the configuration in
+ * place in its own observer of that event; see the README.)
  */
 public final class TestDatabase implements BeforeAllCallback {
 
