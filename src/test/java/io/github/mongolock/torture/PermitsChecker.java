@@ -2,11 +2,12 @@ package io.github.mongolock.torture;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -21,8 +22,13 @@ import java.util.stream.Collectors;
  * killed inside it. A hold whose worker was told of a loss is believed only at its start (the grant itself).
  * <ul>
  * <li><b>Above the limit</b>: at the start of a hold, its permits plus those of the believed holds of the same
- * semaphore under way then (started at or before, not yet ended) exceed the limit. Sums only grow at starts, so
- * checking every start checks every instant, with the lock rule's strict order of the one machine clock.</li>
+ * semaphore granted before it (a smaller token) and not yet ended exceed the limit. As the lock's overlap rule ("a
+ * section with a larger token starts before a protected section ends"): the tokens order the grants, the recorded
+ * starts need not, since a worker stamps its start after the acquire returned, and a {@code SIGSTOP} in between
+ * stamps it seconds late (RW_PAUSE, 2026-11-29: a read granted with token 19, paused before its start was stamped,
+ * taken back meanwhile and told so, "started" after the write of token 67 that its take-back let in). Sums only grow
+ * at grants, so checking every hold checks every instant, with the lock rule's strict order of the one machine
+ * clock.</li>
  * <li><b>Token order</b>: no token of a semaphore is granted twice; and a hold whose acquire call began after
  * another hold's acquire had returned (its grant came later) carries a larger token. (Start order alone does not
  * order the grants of holds that run side by side: two acquires may return in the other order.)</li>
@@ -30,7 +36,8 @@ import java.util.stream.Collectors;
  * the harness's sighting of its entry gone, or the first start of another process's hold at which that hold and
  * the believed holds of other processes under way sum above {@code L - p} (impossible while the victim's entry
  * stood, so its permits were taken back and granted again), whichever is earlier. Counted from the later of the
- * SIGSTOP and the first waiter of another process asking for the semaphore, as the lock's recovery is; a kill
+ * SIGSTOP and the first waiter of another process, as the lock's recovery is: the first call told busy
+ * ({@link Arrivals}; a call given free permits at once never watched the victim's session); a kill
  * never regranted is unrecovered. A pause is taken over when its entry went, or such a start came, before the
  * SIGCONT; its victim must then have been told in every way due: {@code isHeld()} false at its end if it worked
  * past the SIGSTOP, {@code onLeaseLost} run (due only then: never after {@code close()}),
@@ -115,8 +122,40 @@ final class PermitsChecker {
         return check(sections, failures, faults, states, killedProcesses, Waiters.ALL);
     }
 
+    /**
+     * When another process's call began to wait on a victim's permits, for the regrant's "first waiter's arrival": the
+     * moment its call was told busy, for the workloads' histories; a call given permits at once never watched the
+     * victim's session (a semaphore may have other permits free: the torture's PERMITS_KILL counted 3.2 s from a caller
+     * granted the one free permit 47 ms after the SIGSTOP, while the first caller told busy came 1.4 s later, and took
+     * the permits back 1.77 s after that).
+     */
+    interface Arrivals {
+        /** Every call from the moment it began (the checker's own tests, whose histories say nothing of busy). */
+        Arrivals ASKED = (process, semaphore, askedAt) -> OptionalLong.of(askedAt);
+
+        /** When the call of {@code process} on {@code semaphore} begun at {@code askedAt} was told busy; empty if never. */
+        OptionalLong toldBusyAt(String process, String semaphore, long askedAt);
+
+        /** From the workloads' {@link AcquireFailure#BUSY} records: a call counts from when it was told busy, if ever. */
+        static Arrivals toldBusy(List<AcquireFailure> busy) {
+            Map<String, Long> told = new HashMap<>();
+            for (AcquireFailure record : busy) {
+                told.merge(record.process() + "\u0000" + record.lock() + "\u0000" + record.askedAt(), record.failedAt(), Math::min);
+            }
+            return (process, semaphore, askedAt) -> {
+                Long at = told.get(process + "\u0000" + semaphore + "\u0000" + askedAt);
+                return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+            };
+        }
+    }
+
     static Report check(List<PermitSection> sections, List<AcquireFailure> failures, List<PermitFault> faults,
                         List<SemaphoreState> states, Set<String> killedProcesses, Waiters waiters) {
+        return check(sections, failures, faults, states, killedProcesses, waiters, Arrivals.ASKED);
+    }
+
+    static Report check(List<PermitSection> sections, List<AcquireFailure> failures, List<PermitFault> faults,
+                        List<SemaphoreState> states, Set<String> killedProcesses, Waiters waiters, Arrivals arrivals) {
         List<String> problems = new ArrayList<>();
         Map<String, List<PermitSection>> bySemaphore = sections.stream().collect(Collectors.groupingBy(
                 PermitSection::semaphore, TreeMap::new, Collectors.toList()));
@@ -146,7 +185,7 @@ final class PermitsChecker {
                 continue; // a pause nobody took over: the victim may rightly still hold its permits
             }
             takenOver++;
-            long watched = watchedFrom(fault, seen, ofSemaphore, failures, waiters);
+            long watched = watchedFrom(fault, seen, ofSemaphore, failures, waiters, arrivals);
             maxRegrant = Math.max(maxRegrant, seen - fault.at());
             maxFromWatch = Math.max(maxFromWatch, seen - watched);
             if (pause) {
@@ -187,14 +226,19 @@ final class PermitsChecker {
     private static int aboveLimit(List<PermitSection> ofSemaphore, int[] figures, List<String> problems) {
         List<PermitSection> byStart = ofSemaphore.stream().sorted(Comparator.comparingLong(PermitSection::start)).toList();
         int limit = byStart.stream().mapToInt(PermitSection::limit).min().orElse(0);
-        PriorityQueue<PermitSection> believed = new PriorityQueue<>(Comparator.comparingLong(PermitSection::end));
-        long sum = 0; // long: a read-write lock's two writes are 2 x 2^30 permits (ReadWriteChecker)
+        List<PermitSection> protectedHolds = byStart.stream().filter(PermitSection::protectedToEnd).toList();
         long max = 0;
         for (PermitSection hold : byStart) {
-            while (!believed.isEmpty() && believed.peek().end() - hold.start() <= 0) {
-                sum -= believed.poll().permits();
+            // Granted before it and believed still held at its start (long: a read-write lock's two writes are 2 x 2^30
+            // permits, ReadWriteChecker). Quadratic in the holds of one semaphore: a few thousand at most.
+            List<PermitSection> believed = new ArrayList<>();
+            long at = hold.permits();
+            for (PermitSection earlier : protectedHolds) {
+                if (earlier != hold && earlier.token() < hold.token() && earlier.end() - hold.start() > 0) {
+                    believed.add(earlier);
+                    at += earlier.permits();
+                }
             }
-            long at = sum + hold.permits();
             max = Math.max(max, at);
             if (at == limit) {
                 figures[0]++;
@@ -203,10 +247,6 @@ final class PermitsChecker {
                 note(problems, "above the limit on " + hold.semaphore() + ": " + at + " permits of " + limit
                         + " believed held at " + hold.start() + ": " + describe(hold) + " while "
                         + believed.stream().map(PermitsChecker::describe).toList());
-            }
-            if (hold.protectedToEnd()) {
-                believed.add(hold);
-                sum += hold.permits();
             }
         }
         return (int) Math.min(max, Integer.MAX_VALUE);
@@ -277,20 +317,28 @@ final class PermitsChecker {
         return Optional.empty();
     }
 
-    /** The later of the SIGSTOP and the earliest acquire call of another process on the semaphore under way then or begun after. */
+    /**
+     * The later of the SIGSTOP and the earliest arrival ({@link Arrivals}) of a call of another process on the semaphore
+     * under way then or begun after.
+     */
     private static long watchedFrom(PermitFault fault, long seen, List<PermitSection> ofSemaphore, List<AcquireFailure> failures,
-                                    Waiters waiters) {
+                                    Waiters waiters, Arrivals arrivals) {
         long earliest = Long.MAX_VALUE;
         for (PermitSection hold : ofSemaphore) {
-            if (!hold.process().equals(fault.process()) && hold.askedAt() - seen <= 0 && hold.start() - fault.at() >= 0
-                    && waiters.waits(fault, hold)) {
-                earliest = Math.min(earliest, hold.askedAt());
+            if (!hold.process().equals(fault.process()) && hold.start() - fault.at() >= 0 && waiters.waits(fault, hold)) {
+                OptionalLong arrived = arrivals.toldBusyAt(hold.process(), hold.semaphore(), hold.askedAt());
+                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0) {
+                    earliest = Math.min(earliest, arrived.getAsLong());
+                }
             }
         }
         for (AcquireFailure failure : failures) {
             if (failure.lock().equals(fault.semaphore()) && !failure.process().equals(fault.process())
-                    && failure.askedAt() - seen <= 0 && failure.failedAt() - fault.at() >= 0 && waiters.waits(fault, failure)) {
-                earliest = Math.min(earliest, failure.askedAt());
+                    && failure.failedAt() - fault.at() >= 0 && waiters.waits(fault, failure)) {
+                OptionalLong arrived = arrivals.toldBusyAt(failure.process(), failure.lock(), failure.askedAt());
+                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0) {
+                    earliest = Math.min(earliest, arrived.getAsLong());
+                }
             }
         }
         return earliest == Long.MAX_VALUE ? fault.at() : Math.max(fault.at(), earliest);

@@ -50,6 +50,26 @@ class PermitsCheckerTest {
     }
 
     @Test
+    void aHoldGrantedEarlierButStampedLateAfterItsLossIsNoViolation() {
+        // As RW_PAUSE: p's permit was granted (token 1) before q and r's (tokens 2, 3), p was paused before it stamped
+        // its start and lost the permit meanwhile, and "started" at 40 while q and r held the limit. The tokens order
+        // the grants: p's came first, and q's and r's grants needed its permit back.
+        PermitsChecker.Report report = check(List.of(hold("q", 1, 2, 10, 100), hold("r", 1, 3, 20, 100),
+                lost("p", 1, 1, 40, 60)));
+        assertEquals(0, report.overLimit(), report.problems().toString());
+    }
+
+    @Test
+    void aHoldGrantedEarlierAndStampedLateStillCountsWhileItIsBelievedHeld() {
+        // p's permit (token 1) was granted first and held to 100, its start stamped late at 40; r's grant (token 3) at 50
+        // found q and p holding the limit: above it, although p's recorded start came after q's.
+        PermitsChecker.Report report = check(List.of(hold("q", 1, 2, 10, 100), hold("p", 1, 1, 40, 100),
+                hold("r", 1, 3, 50, 60)));
+        assertEquals(1, report.overLimit(), report.problems().toString());
+        assertTrue(report.problems().get(0).contains("token 3"), report.problems().toString());
+    }
+
+    @Test
     void aThirdPermitBelievedWhileTwoAreHeldIsAboveTheLimit() {
         PermitsChecker.Report report = check(List.of(hold("p", 1, 1, 0, 10), hold("q", 1, 2, 5, 20), hold("r", 1, 3, 8, 30)));
         assertEquals(1, report.overLimit());
@@ -118,6 +138,24 @@ class PermitsCheckerTest {
         assertEquals(1, report.takenOver());
         assertEquals(2_400, report.maxRegrantNanos(), "from the SIGSTOP at 100");
         assertEquals(2_000, report.maxRegrantFromWatchNanos(), "from q's arrival at 500, the first waiter");
+    }
+
+    @Test
+    void theFirstWaiterIsTheFirstCallToldBusyNotOneGivenAFreePermit() {
+        // As the rehearsal's PERMITS_KILL: q is given the free permit at once (never told busy, never watched the
+        // victim's session); r is told busy at 1,500 and waits; the victim's permit comes back at 3,300.
+        PermitSection victim = hold("p", 1, 1, 50, 0).endedByDeath(110);
+        PermitFault kill = new PermitFault(FaultEvent.Kind.KILL, "p", "sem-0", victim.owner(), 1, 100, 101, 110, 3_300);
+        List<PermitSection> holds = List.of(victim, asked("q", 1, 2, 150, 160, 4_000), asked("r", 1, 3, 1_400, 3_350, 3_400));
+        List<AcquireFailure> toldBusy = List.of(new AcquireFailure("r", "sem-0", AcquireFailure.BUSY, 1_400, 1_500));
+        PermitsChecker.Report report = PermitsChecker.check(holds, List.of(), List.of(kill), List.of(), Set.of(),
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(toldBusy));
+        assertEquals(1_800, report.maxRegrantFromWatchNanos(), "from r told busy at 1,500");
+        assertEquals(3_200, report.maxRegrantNanos(), "from the SIGSTOP at 100");
+        assertEquals(3_150, check(holds, kill).maxRegrantFromWatchNanos(), "every call an arrival: from q's at 150");
+        PermitsChecker.Report nobodyTold = PermitsChecker.check(holds, List.of(), List.of(kill), List.of(), Set.of(),
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(List.of()));
+        assertEquals(3_200, nobodyTold.maxRegrantFromWatchNanos(), "no call told busy: from the SIGSTOP");
     }
 
     @Test

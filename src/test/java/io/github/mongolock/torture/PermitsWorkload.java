@@ -15,12 +15,14 @@ import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.PermitHold;
+import io.github.mongolock.Permits;
 import io.github.mongolock.mongo.FencedCollection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -50,6 +52,8 @@ final class PermitsWorkload {
     private final LockManager manager;
     private final FencedCollection<Document> counters;
     private final AtomicInteger sections = new AtomicInteger();
+    /** The first attempt of a call: told busy at once rather than waiting. */
+    static final LockOptions NO_WAIT = LockOptions.defaults().waitTime(Duration.ZERO);
     private static final long STOP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** The harness's stop file ({@link ManyLocksWorkload#requestStop}): the scenario ends once its faults are done. */
     private final Path stopFile;
@@ -118,7 +122,16 @@ final class PermitsWorkload {
             long askedAt = System.nanoTime();
             PermitHold hold;
             try {
-                hold = manager.permits(name, limit).acquire(permits, options);
+                Permits semaphore = manager.permits(name, limit);
+                // One attempt first, so that the history says when a call was told busy: the regrant is counted from
+                // the first waiter that was, not from a caller given a free permit at once (PermitsChecker).
+                Optional<PermitHold> free = semaphore.tryAcquire(permits, NO_WAIT);
+                if (free.isPresent()) {
+                    hold = free.get();
+                } else {
+                    history.acquireFailed(name, AcquireFailure.BUSY, askedAt, System.nanoTime());
+                    hold = semaphore.acquire(permits, options);
+                }
             } catch (LockTimeoutException busy) {
                 history.acquireFailed(name, "TIMEOUT", askedAt, System.nanoTime());
                 continue;

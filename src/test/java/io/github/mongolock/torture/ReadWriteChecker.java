@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * <li><b>Regrant</b> of a killed or paused holder's access, the semaphore's: a dead writer's once any other
  * process's hold starts (or its entry was seen gone), a dead reader's once another process's writer starts (or its
  * entry was seen gone: readers pass a dead reader, only a writer needs its entry gone). Counted from the later of
- * the SIGSTOP and the first waiter: any acquire of another process for a dead writer, a write acquire for a dead
+ * the SIGSTOP and the first waiter told busy: any acquire of another process for a dead writer, a write acquire for a dead
  * reader ({@link ReadWriteWorkload#WRITE_TIMEOUT}); the lock's bound.</li>
  * <li><b>Told</b> and <b>at the end</b>: the semaphore's (the documents' {@code used} the sum of their holders'
  * permits, within {@code WHOLE}; nothing held by a process that stopped by itself).</li>
@@ -54,7 +54,14 @@ final class ReadWriteChecker {
 
     static PermitsChecker.Report check(List<PermitSection> holds, List<AcquireFailure> failures, List<PermitFault> faults,
                                        List<PermitsChecker.SemaphoreState> states, Set<String> killedProcesses) {
-        PermitsChecker.Report p = PermitsChecker.check(holds, failures, faults, states, killedProcesses, WAITERS);
+        return check(holds, failures, faults, states, killedProcesses, PermitsChecker.Arrivals.ASKED);
+    }
+
+    /** @param arrivals when another process's call began to wait (see {@link PermitsChecker.Arrivals}) */
+    static PermitsChecker.Report check(List<PermitSection> holds, List<AcquireFailure> failures, List<PermitFault> faults,
+                                       List<PermitsChecker.SemaphoreState> states, Set<String> killedProcesses,
+                                       PermitsChecker.Arrivals arrivals) {
+        PermitsChecker.Report p = PermitsChecker.check(holds, failures, faults, states, killedProcesses, WAITERS, arrivals);
         List<String> problems = new ArrayList<>(p.problems().stream().map(ReadWriteChecker::reword).toList());
         int writes = (int) holds.stream().filter(ReadWriteWorkload::isWrite).count();
         long[] stall = stalls(holds, failures, faults, problems);

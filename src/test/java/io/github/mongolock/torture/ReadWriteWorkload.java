@@ -15,6 +15,7 @@ import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.ReadWriteHold;
+import io.github.mongolock.ReadWriteLock;
 import io.github.mongolock.core.ReadWriteStore;
 import io.github.mongolock.mongo.FencedCollection;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -116,7 +118,15 @@ final class ReadWriteWorkload {
             long askedAt = System.nanoTime();
             ReadWriteHold hold;
             try {
-                hold = write ? manager.readWriteLock(name).write(options) : manager.readWriteLock(name).read(options);
+                ReadWriteLock lock = manager.readWriteLock(name);
+                // One attempt first, as PermitsWorkload does: the history says when a call was told busy.
+                Optional<ReadWriteHold> free = write ? lock.tryWrite(PermitsWorkload.NO_WAIT) : lock.tryRead(PermitsWorkload.NO_WAIT);
+                if (free.isPresent()) {
+                    hold = free.get();
+                } else {
+                    history.acquireFailed(name, AcquireFailure.BUSY, askedAt, System.nanoTime());
+                    hold = write ? lock.write(options) : lock.read(options);
+                }
             } catch (LockTimeoutException busy) {
                 history.acquireFailed(name, write ? WRITE_TIMEOUT : "TIMEOUT", askedAt, System.nanoTime());
                 continue;

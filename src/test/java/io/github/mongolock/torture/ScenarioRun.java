@@ -123,6 +123,7 @@ final class ScenarioRun {
                 int heldAtEnd = locksHeldAtEnd(mongo, database);
                 List<SectionRecord> sections = new ArrayList<>();
                 List<AcquireFailure> failures = new ArrayList<>();
+                List<AcquireFailure> toldBusy = new ArrayList<>(); // not failures: when permit calls were told busy
                 List<LifecycleHistory> lifecycles = new ArrayList<>();
                 List<LeaderHistory> elections = new ArrayList<>();
                 List<PermitSection> permitSections = new ArrayList<>();
@@ -134,7 +135,7 @@ final class ScenarioRun {
                                 + " unfinished section(s); see " + process.settings().history());
                     }
                     sections.addAll(history.sections());
-                    failures.addAll(history.failures());
+                    history.failures().forEach(failure -> (failure.toldBusy() ? toldBusy : failures).add(failure));
                     lifecycles.add(history.lifecycle());
                     elections.add(history.leader());
                     permitSections.addAll(history.permits());
@@ -147,9 +148,11 @@ final class ScenarioRun {
                         .collect(Collectors.toSet());
                 PermitsChecker.Report permits = !scenario.permits() ? PermitsChecker.Report.NONE
                         : scenario.readWrite() ? ReadWriteChecker.check(permitSections, failures, permitFaults.faults(),
-                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed)
+                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed,
+                                PermitsChecker.Arrivals.toldBusy(toldBusy))
                         : PermitsChecker.check(permitSections, failures, permitFaults.faults(),
-                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed);
+                                semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed, PermitsChecker.Waiters.ALL,
+                                PermitsChecker.Arrivals.toldBusy(toldBusy));
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size(),
                         replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE, permits);

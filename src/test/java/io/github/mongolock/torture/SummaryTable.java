@@ -104,8 +104,8 @@ final class SummaryTable {
         }
         table.append("\nRead-write: stalled acquires timed out while nobody was granted their name (not asserted unless"
                 + " -D" + TortureTest.ASSERT_STALLS + "=false to report them only: DeadReadWriteHolderTest);"
-                + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival (a writer's,"
-                + " for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
+                + " max regrant from the later of a holder's SIGSTOP and the first call of another process told busy (a"
+                + " writer's, for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
         for (ScenarioResult result : rw) {
             if (!result.permits().problems().isEmpty()) {
                 table.append("\n").append(result.scenario().title()).append(":\n");
@@ -149,8 +149,8 @@ final class SummaryTable {
                     .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
         }
         table.append("\nPermits: most believed held, per semaphore (limits 2 and 3), the checker's own sum at a hold's start;"
-                + " max regrant from the later of a holder's SIGSTOP and the first waiter's arrival until its permits were"
-                + " seen granted again (from the fault: from the SIGSTOP).\n");
+                + " max regrant from the later of a holder's SIGSTOP and the first call of another process told busy (its"
+                + " first attempt found too few permits free) until its permits were seen granted again (from the fault: from the SIGSTOP).\n");
         for (ScenarioResult result : permits) {
             if (!result.permits().problems().isEmpty()) {
                 table.append("\n").append(result.scenario().title()).append(":\n");

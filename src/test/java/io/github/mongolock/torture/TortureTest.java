@@ -194,7 +194,7 @@ class TortureTest {
                     () -> assertTrue(p.takenOver() >= 1, where + "no victim's access was granted again"),
                     () -> assertTrue(p.maxRegrantFromWatchNanos() <= bound.toNanos(), where + "regrant "
                             + Duration.ofNanos(p.maxRegrantFromWatchNanos()).toMillis() + " ms (from the later of the SIGSTOP"
-                            + " and the first waiter's arrival) exceeds " + bound.toMillis() + " ms"),
+                            + " and the first call of another process told busy) exceeds " + bound.toMillis() + " ms"),
                     () -> assertTrue(result.scenario() != Scenario.RW_PAUSE || p.toldLost() >= 1,
                             where + "no paused holder learned of its loss"));
             default -> assertEquals(0, p.faults(), where + "faults in the steady scenario");
@@ -228,7 +228,7 @@ class TortureTest {
                     () -> assertTrue(p.takenOver() >= 1, where + "no victim's permits were granted again"),
                     () -> assertTrue(p.maxRegrantFromWatchNanos() <= bound.toNanos(), where + "regrant "
                             + Duration.ofNanos(p.maxRegrantFromWatchNanos()).toMillis() + " ms (from the later of the SIGSTOP"
-                            + " and the first waiter's arrival) exceeds " + bound.toMillis() + " ms"),
+                            + " and the first call of another process told busy) exceeds " + bound.toMillis() + " ms"),
                     () -> assertTrue(result.scenario() != Scenario.PERMITS_PAUSE || p.toldLost() >= 1,
                             where + "no paused holder learned of its loss"));
             default -> assertEquals(0, p.faults(), where + "faults in the steady scenario");
