@@ -11,8 +11,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.interceptor.Interceptor;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.util.Map;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
@@ -52,11 +50,8 @@ class ConfigSetAsDiscoveryBeginsTest {
 
     @Test
     void settingsPutInPlaceDuringBeforeBeanDiscoveryAreRead(TestMongo mongo) throws Exception {
-        Thread thread = Thread.currentThread();
-        ClassLoader original = thread.getContextClassLoader();
         ConfigProviderResolver resolver = ConfigProviderResolver.instance();
-        try (URLClassLoader application = new URLClassLoader(new URL[0], original)) {
-            thread.setContextClassLoader(application);
+        WeldNodes.inApplication(application -> {
             Config bootstrap = WeldNodes.config(Map.of("bootstrap", "true")); // no mongolock.uri: deployment would fail
             resolver.registerConfig(bootstrap, application);
             Config config = WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase(),
@@ -75,8 +70,6 @@ class ConfigSetAsDiscoveryBeginsTest {
             } finally {
                 resolver.releaseConfig(resolver.getConfig(application));
             }
-        } finally {
-            thread.setContextClassLoader(original);
-        }
+        });
     }
 }

@@ -31,7 +31,6 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -215,11 +214,8 @@ class LifecycleTest {
      */
     @Test
     void aDiscoveredLibraryWithServiceLoadedExtensionAndConfigProvider(TestMongo mongo) throws Exception {
-        Thread thread = Thread.currentThread();
-        ClassLoader original = thread.getContextClassLoader();
         ConfigProviderResolver resolver = ConfigProviderResolver.instance();
-        try (URLClassLoader application = new URLClassLoader(new URL[0], original)) {
-            thread.setContextClassLoader(application);
+        WeldNodes.inApplication(application -> {
             var config = WeldNodes.config(WeldNodes.settings(mongo, mongo.freshDatabase()));
             resolver.registerConfig(config, application);
             try (WeldContainer node = new Weld("discovered")
@@ -232,8 +228,6 @@ class LifecycleTest {
             } finally {
                 resolver.releaseConfig(config);
             }
-        } finally {
-            thread.setContextClassLoader(original);
-        }
+        });
     }
 }

@@ -3,6 +3,8 @@ package io.github.mongolock.cdi;
 import io.github.mongolock.testing.TestMongo;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.HashMap;
 import java.util.Map;
 import org.eclipse.microprofile.config.Config;
@@ -41,6 +43,26 @@ final class WeldNodes {
                 .property("org.jboss.weld.se.shutdownHook", false)
                 .addBeanClasses(beans)
                 .addExtension(new MongoLockExtension(config(values)));
+    }
+
+    /** What runs as an application would, with a class loader of its own as the thread's context class loader. */
+    interface InApplication {
+        void run(ClassLoader application) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with a fresh class loader as the thread's context class loader, as a server gives each
+     * application its own (MicroProfile Config registers a configuration per class loader), and restores the former.
+     */
+    static void inApplication(InApplication body) throws Exception {
+        Thread thread = Thread.currentThread();
+        ClassLoader original = thread.getContextClassLoader();
+        try (URLClassLoader application = new URLClassLoader(new URL[0], original)) {
+            thread.setContextClassLoader(application);
+            body.run(application);
+        } finally {
+            thread.setContextClassLoader(original);
+        }
     }
 
     static WeldContainer start(String id, Map<String, String> values, Class<?>... beans) {
