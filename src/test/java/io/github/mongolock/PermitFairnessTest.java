@@ -47,7 +47,10 @@ class PermitFairnessTest {
 
     /**
      * Four callers of one manager take the only permit in turns, each release waking a sibling at once; a caller of
-     * another manager, polling at most every 500 ms, would find it taken again each time. Queued, it is next.
+     * another manager, polling at most every 500 ms, would find it taken again each time. Queued, it is next: the
+     * grants that went to the busy manager are counted from the moment the patient manager's place in the queue is seen
+     * in the semaphore's document, not from its call (before the join lands, the busy manager may rightly be served:
+     * on a loaded machine its 20 ms holds went on for 7 grants during the patient one's first attempt and join).
      */
     @Test
     void aWaitingManagerIsNotStarvedByAnotherWhoseCallersTakeThePermitInTurns() throws Exception {
@@ -73,6 +76,8 @@ class PermitFairnessTest {
                     return null;
                 }));
             }
+            MongoCollection<Document> locks = mongo.client().getDatabase(database).getCollection("locks");
+            Document id = new Document("mongolock", "permits").append("name", "hot");
             int most = 0;
             int total = 0;
             for (int round = 0; round < 5; round++) {
@@ -82,23 +87,37 @@ class PermitFairnessTest {
                     Thread.sleep(1);
                 }
                 int before = busyGrants.get();
-                Optional<PermitHold> got = patient.permits("hot", 1).tryAcquire(1, waitingUpTo(Duration.ofSeconds(3)));
-                int grantedMeanwhile = busyGrants.get() - before;
-                assertTrue(got.isPresent(), "round " + round + ": the other manager's waiter got the permit within 3 s; "
-                        + grantedMeanwhile + " grants went to the busy manager meanwhile");
+                AtomicInteger atGrant = new AtomicInteger();
+                CompletableFuture<Optional<PermitHold>> asked = CompletableFuture.supplyAsync(() -> {
+                    Optional<PermitHold> got = patient.permits("hot", 1).tryAcquire(1, waitingUpTo(Duration.ofSeconds(3)));
+                    atGrant.set(busyGrants.get());
+                    return got;
+                });
+                int atJoin = -1; // the busy manager's grants when the patient one was first seen queued
+                while (atJoin < 0 && !asked.isDone()) {
+                    Document semaphore = locks.find(new Document("_id", id)).first();
+                    if (semaphore != null && semaphore.getList("queue", String.class, List.of()).stream()
+                            .anyMatch(manager -> manager.startsWith("patient:"))) {
+                        atJoin = busyGrants.get();
+                    }
+                }
+                Optional<PermitHold> got = asked.get(10, TimeUnit.SECONDS);
+                assertTrue(got.isPresent(), "round " + round + ": the other manager's waiter got the permit within 3 s");
                 got.get().close();
-                most = Math.max(most, grantedMeanwhile);
-                total += grantedMeanwhile;
+                // Never seen queued (granted at once, or before this test saw the join; or it never joined): from its call.
+                int grantedAfterJoin = atGrant.get() - (atJoin < 0 ? before : atJoin);
+                most = Math.max(most, grantedAfterJoin);
+                total += grantedAfterJoin;
             }
             stop.set(true);
             for (Future<?> loop : loops) {
                 loop.get(20, TimeUnit.SECONDS);
             }
-            System.out.printf("[permits fairness] while the patient manager waited, at most %d grant(s) (%d in 5 rounds)"
-                    + " went to the busy one%n", most, total);
-            // Grants may go to the busy manager until the patient one's queue join lands (its first attempt and the join
-            // are two round trips, 20 ms holds meanwhile), and once more if the busy manager is in the queue ahead of it.
-            assertTrue(most <= 4, "queued, the patient manager is served within a few grants: " + most);
+            System.out.printf("[permits fairness] once the patient manager was seen queued, at most %d grant(s) (%d in 5"
+                    + " rounds) went to the busy one%n", most, total);
+            // Once queued: the grant under way as its join landed, once more if the busy manager was in the queue ahead
+            // of it, and one that landed between the join and this test's sighting of it.
+            assertTrue(most <= 3, "queued, the patient manager is served within a few grants: " + most);
         } finally {
             threads.shutdownNow();
         }
