@@ -44,6 +44,16 @@ final class HolderSessionWatch {
                 : Math.max(seen.sinceNanos() + LeaseWatch.takeoverAfterNanos(seen.lease()) - nowNanos, 0);
     }
 
+    /**
+     * Whether {@code session}, last seen with {@code beat}, is due now without looking again: watched with that very
+     * beat for its lease plus the margin. Records nothing (a newer beat seen meanwhile by another call stays).
+     */
+    boolean dueWithout(String session, Object beat, long nowNanos) {
+        Watched seen = watched.get(session);
+        return seen != null && seen.beat().equals(beat)
+                && nowNanos - seen.sinceNanos() >= LeaseWatch.takeoverAfterNanos(seen.lease());
+    }
+
     /** The session was ended (or is being): the next sighting starts a new watch. */
     void forget(String session) {
         watched.remove(session);
