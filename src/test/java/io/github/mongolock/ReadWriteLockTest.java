@@ -13,13 +13,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -202,6 +205,38 @@ class ReadWriteLockTest {
                 assertFalse(held.isHeld());
                 assertThrows(LockLostException.class, held::close);
             }
+        }
+    }
+
+    @Test
+    void closingTheManagerGivesBackOpenAccessAndReportsItReleasedOnce() {
+        String database = mongo.freshDatabase();
+        List<ReadWriteEvent> events = new CopyOnWriteArrayList<>();
+        LockListener listener = new LockListener() {
+            @Override
+            public void onEvent(LockEvent event) {
+            }
+
+            @Override
+            public void onReadWriteEvent(ReadWriteEvent event) {
+                events.add(event);
+            }
+        };
+        MongoLockManager closing = MongoLockManager.builder().client(mongo.client()).database(database).instanceId("closing")
+                .leaseTime(Duration.ofSeconds(5)).listener(listener).build();
+        ReadWriteHold read = closing.readWriteLock("catalog").read();
+        ReadWriteHold write = closing.readWriteLock("prices").write();
+        closing.close();
+        assertEquals(List.of(ReadWriteEvent.Kind.ACQUIRED, ReadWriteEvent.Kind.ACQUIRED, ReadWriteEvent.Kind.RELEASED,
+                ReadWriteEvent.Kind.RELEASED), events.stream().map(ReadWriteEvent::kind).toList(), events.toString());
+        assertEquals(Set.of(read.fencingToken() + "@catalog", write.fencingToken() + "@prices"),
+                events.stream().skip(2).map(event -> event.fencingToken() + "@" + event.name())
+                        .collect(Collectors.toSet()));
+        read.close(); // the manager gave it back already: nothing more is reported
+        write.close();
+        assertEquals(4, events.size(), events.toString());
+        try (MongoLockManager other = manager(mongo.client(), database, "other", Duration.ofSeconds(5))) {
+            assertTrue(other.readWriteLock("prices").tryWrite().isPresent(), "given back on close");
         }
     }
 

@@ -8,6 +8,7 @@ import io.github.mongolock.ReadWriteEvent;
 import io.github.mongolock.ReadWriteHold;
 import io.github.mongolock.ReadWriteLock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -130,9 +131,26 @@ final class ReadWriteReports {
             return null;
         });
         if (ended[0] != null) {
-            metrics.readWriteHoldEnded(ended[0].group(), ended[0].mode(), clock.nanoTime() - ended[0].atNanos());
-            events.fireReadWrite(ended[0].event(ReadWriteEvent.Kind.RELEASED, owner));
+            released(owner, ended[0]);
         }
+    }
+
+    /**
+     * The manager closed and gave back every grant still open (its callers' holds bypassed): each is reported given
+     * back, once, as a semaphore's hold is on close; a caller's later {@code close()} reports nothing more.
+     */
+    void managerClosed() {
+        for (String owner : List.copyOf(open.keySet())) {
+            Grant grant = open.remove(owner);
+            if (grant != null) {
+                released(owner, grant);
+            }
+        }
+    }
+
+    private void released(String owner, Grant grant) {
+        metrics.readWriteHoldEnded(grant.group(), grant.mode(), clock.nanoTime() - grant.atNanos());
+        events.fireReadWrite(grant.event(ReadWriteEvent.Kind.RELEASED, owner));
     }
 
     private static String group(LockOptions options) {

@@ -57,14 +57,22 @@ final class SessionPrimitives {
         return semaphores.awaitLossTold(owner, timeoutMillis) || readWrite.awaitLossTold(owner, timeoutMillis);
     }
 
-    /** The manager closes: every hold is given back. */
+    /** The manager closes: every hold is given back, and reported so. */
     void close() {
         try {
             semaphores.close();
         } catch (LockException unexpected) {
-            readWrite.close();
+            closeReadWrite();
             throw unexpected;
         }
-        readWrite.close();
+        closeReadWrite();
+    }
+
+    private void closeReadWrite() {
+        try {
+            readWrite.close();
+        } finally {
+            readWriteReports.managerClosed();
+        }
     }
 }
