@@ -199,10 +199,25 @@ final class ReadWriteLocks {
             return grant.isHeld();
         }
 
+        /**
+         * On the caller's shared grant, but only while this hold is open: a nested hold's action does not run for a loss
+         * after that hold was closed (as a lock's never runs after its close), though the grant lives on in an outer one.
+         */
         @Override
         public ReadWriteHold onLeaseLost(Runnable action) {
-            grant.onLeaseLost(action);
+            Objects.requireNonNull(action, "action");
+            grant.onLeaseLost(() -> {
+                if (isOpen()) {
+                    action.run();
+                }
+            });
             return this;
+        }
+
+        private boolean isOpen() {
+            synchronized (access) {
+                return !closed;
+            }
         }
 
         @Override

@@ -35,6 +35,24 @@ class InMemoryReadWriteLockTest {
     }
 
     @Test
+    void aNestedHoldsLossActionDoesNotRunOnceThatHoldIsClosed() {
+        try (InMemoryLocks locks = new InMemoryLocks()) {
+            ReadWriteLock catalog = locks.newManager("a").readWriteLock("catalog");
+            AtomicInteger outerActions = new AtomicInteger();
+            AtomicInteger innerActions = new AtomicInteger();
+            ReadWriteHold outer = catalog.read().onLeaseLost(outerActions::incrementAndGet);
+            try (ReadWriteHold inner = catalog.read()) {
+                assertEquals(outer.fencingToken(), inner.fencingToken(), "one grant for the caller's nested reads");
+                inner.onLeaseLost(innerActions::incrementAndGet);
+            }
+            assertEquals(1, locks.takeBackReadWrite("catalog"));
+            assertEquals(1, outerActions.get(), "the open hold's action ran");
+            assertEquals(0, innerActions.get(), "the closed nested hold's action did not: it was closed before the loss");
+            assertThrows(LockLostException.class, outer::close);
+        }
+    }
+
+    @Test
     void takeBackReadWriteFreesTheLockAndTellsEveryHolderBeforeItReturns() {
         try (InMemoryLocks locks = new InMemoryLocks()) {
             ReadWriteLock a = locks.newManager("a").readWriteLock("catalog");
