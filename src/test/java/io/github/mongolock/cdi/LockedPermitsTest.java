@@ -131,24 +131,11 @@ class LockedPermitsTest {
     void skipRunsNothingWhileNoPermitIsFree() throws Exception {
         Exports onA = nodeA.select(Exports.class).get();
         Exports onB = nodeB.select(Exports.class).get();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<?> holding = pool.submit(() -> {
-                onA.holdUntil(started, finish);
-                return null;
-            });
-            assertTrue(started.await(10, TimeUnit.SECONDS));
+        WeldNodes.whileHolding(onA::holdUntil, () -> {
             onB.skipIfNoneFree();
             assertEquals(0, Shared.RUNS.get(), "node B ran while node A held the only permit");
-            finish.countDown();
-            holding.get(10, TimeUnit.SECONDS);
-            onB.skipIfNoneFree();
-            assertEquals(1, Shared.RUNS.get());
-        } finally {
-            finish.countDown();
-            pool.shutdownNow();
-        }
+        });
+        onB.skipIfNoneFree();
+        assertEquals(1, Shared.RUNS.get());
     }
 }

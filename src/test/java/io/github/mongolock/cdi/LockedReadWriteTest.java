@@ -219,25 +219,12 @@ class LockedReadWriteTest {
         Catalog onB = nodeB.select(Catalog.class).get();
         onB.readOrSkip();
         assertEquals(1, Shared.RUNS.get());
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<?> writing = pool.submit(() -> {
-                onA.writeUntil(started, finish);
-                return null;
-            });
-            assertTrue(started.await(10, TimeUnit.SECONDS));
+        WeldNodes.whileHolding(onA::writeUntil, () -> {
             onB.readOrSkip();
             assertEquals(1, Shared.RUNS.get(), "node B read while node A held write (an exclusive lock would not be busy)");
-            finish.countDown();
-            writing.get(10, TimeUnit.SECONDS);
-            onB.readOrSkip();
-            assertEquals(2, Shared.RUNS.get());
-        } finally {
-            finish.countDown();
-            pool.shutdownNow();
-        }
+        });
+        onB.readOrSkip();
+        assertEquals(2, Shared.RUNS.get());
     }
 
     @Test

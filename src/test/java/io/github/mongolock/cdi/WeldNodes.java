@@ -7,6 +7,11 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
@@ -43,6 +48,41 @@ final class WeldNodes {
                 .property("org.jboss.weld.se.shutdownHook", false)
                 .addBeanClasses(beans)
                 .addExtension(new MongoLockExtension(config(values)));
+    }
+
+    /** A call that holds something until told: counts {@code started} down once it holds, returns once {@code finish} is. */
+    interface HoldingCall {
+        void holdUntil(CountDownLatch started, CountDownLatch finish) throws Exception;
+    }
+
+    /** What a test checks while another thread holds. */
+    interface WhileHeld {
+        void check() throws Exception;
+    }
+
+    /**
+     * Runs {@code hold} on a thread of its own, runs {@code whileHeld} once it holds, then lets it finish and waits for
+     * it (10 s each at most): what node A holds while node B is tried, in the two-node tests.
+     */
+    static void whileHolding(HoldingCall hold, WhileHeld whileHeld) throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> holding = pool.submit(() -> {
+                hold.holdUntil(started, finish);
+                return null;
+            });
+            if (!started.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("the holding call did not hold within 10 s");
+            }
+            whileHeld.check();
+            finish.countDown();
+            holding.get(10, TimeUnit.SECONDS);
+        } finally {
+            finish.countDown();
+            pool.shutdownNow();
+        }
     }
 
     /** What runs as an application would, with a class loader of its own as the thread's context class loader. */

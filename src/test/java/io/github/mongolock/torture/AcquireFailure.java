@@ -1,5 +1,9 @@
 package io.github.mongolock.torture;
 
+import io.github.mongolock.LockException;
+import io.github.mongolock.LockStoreException;
+import io.github.mongolock.LockTimeoutException;
+
 /**
  * An {@code acquire} that threw instead of returning a session.
  *
@@ -18,6 +22,15 @@ record AcquireFailure(String process, String lock, String kind, long askedAt, lo
      * {@code failedAt} is when it was told. The regrant's "first waiter" is the first call told busy (PermitsChecker).
      */
     static final String BUSY = "BUSY";
+
+    /**
+     * The kind an acquire's failure is recorded as: {@code timeoutKind} for a timeout, {@code STORE} for a store
+     * failure, else the exception's simple name.
+     */
+    static String kindOf(LockException failure, String timeoutKind) {
+        return failure instanceof LockTimeoutException ? timeoutKind
+                : failure instanceof LockStoreException ? "STORE" : failure.getClass().getSimpleName();
+    }
 
     boolean toldBusy() {
         return BUSY.equals(kind);

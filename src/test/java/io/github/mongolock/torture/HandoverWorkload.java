@@ -3,8 +3,6 @@ package io.github.mongolock.torture;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockSession;
-import io.github.mongolock.LockStoreException;
-import io.github.mongolock.LockTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -107,8 +105,7 @@ final class HandoverWorkload {
         try {
             session = locks.acquire(lock, Duration.ofMillis(random.nextLong(20, 201)));
         } catch (LockException failed) {
-            String kind = failed instanceof LockTimeoutException ? "TIMEOUT"
-                    : failed instanceof LockStoreException ? "STORE" : failed.getClass().getSimpleName();
+            String kind = AcquireFailure.kindOf(failed, "TIMEOUT");
             history.acquireFailed(lock, kind, askedAt, System.nanoTime());
             if (detachedHere) {
                 history.detachedRetry(lock, thread, kind);

@@ -3,7 +3,6 @@ package io.github.mongolock.torture;
 import io.github.mongolock.LockException;
 import io.github.mongolock.LockManager;
 import io.github.mongolock.LockSession;
-import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The {@code MANY_HOLDS} workload: a worker holds a few hundred locks at once while another waits for
@@ -47,7 +45,6 @@ final class ManyLocksWorkload {
 
     /** The file by which the harness tells the workers of a scenario directory to stop. */
     static final String STOP_FILE = "stop";
-    private static final long STOP_CHECK_NANOS = 50_000_000L;
 
     /** An acquired lock whose section has begun. */
     private record Held(LockSession session, long start) {
@@ -57,17 +54,14 @@ final class ManyLocksWorkload {
     private final HistoryWriter history;
     private final LockManager locks;
     private final CriticalSection section;
-    private final AtomicInteger sections = new AtomicInteger();
-    private final Path stopFile;
-    private volatile long stopCheckedAt = System.nanoTime();
-    private volatile boolean stopRequested;
+    private final WorkBudget budget;
 
     ManyLocksWorkload(WorkerSettings settings, HistoryWriter history, LockManager locks, CriticalSection section) {
         this.settings = settings;
         this.history = history;
         this.locks = locks;
         this.section = section;
-        this.stopFile = settings.history().resolveSibling(STOP_FILE);
+        this.budget = new WorkBudget(settings);
     }
 
     /** Tells the workers whose histories are in {@code directory} to stop, finishing what they hold. */
@@ -109,7 +103,7 @@ final class ManyLocksWorkload {
             return thread;
         });
         try {
-            while (running()) {
+            while (budget.running()) {
                 Held gate = acquire(batch.get(0));
                 if (gate == null) {
                     break;
@@ -144,7 +138,7 @@ final class ManyLocksWorkload {
 
     private Held finish(Held one) {
         section.finish(one.session(), one.start());
-        sections.incrementAndGet();
+        budget.sectionDone();
         return one;
     }
 
@@ -159,19 +153,16 @@ final class ManyLocksWorkload {
     /** Acquires {@code lock}, asking again after every timeout while the worker runs; null once it stops. */
     private Held acquire(String lock) {
         Duration wait = Duration.ofMillis(settings.waitMs());
-        while (running()) {
+        while (budget.running()) {
             long askedAt = System.nanoTime();
             try {
                 LockSession session = locks.acquire(lock, wait);
                 return new Held(session, section.begin(session, askedAt));
-            } catch (LockTimeoutException busy) {
-                history.acquireFailed(lock, "TIMEOUT", askedAt, System.nanoTime());
-            } catch (LockStoreException storeDown) {
-                history.acquireFailed(lock, "STORE", askedAt, System.nanoTime());
-                CriticalSection.pause(20_000);
-            } catch (LockException other) {
-                history.acquireFailed(lock, other.getClass().getSimpleName(), askedAt, System.nanoTime());
-                CriticalSection.pause(20_000);
+            } catch (LockException failed) {
+                history.acquireFailed(lock, AcquireFailure.kindOf(failed, "TIMEOUT"), askedAt, System.nanoTime());
+                if (!(failed instanceof LockTimeoutException)) {
+                    CriticalSection.pause(20_000);
+                }
             } catch (RuntimeException foreign) {
                 history.foreignException("acquire", foreign);
                 CriticalSection.pause(20_000);
@@ -187,15 +178,5 @@ final class ManyLocksWorkload {
         } catch (LockException storeDown) {
             // the first acquire finds out for itself
         }
-    }
-
-    /** Before the deadline, within the section budget, and not asked to stop (looked for every 50 ms at most). */
-    private boolean running() {
-        long now = System.nanoTime();
-        if (!stopRequested && now - stopCheckedAt > STOP_CHECK_NANOS) {
-            stopCheckedAt = now;
-            stopRequested = Files.exists(stopFile);
-        }
-        return !stopRequested && sections.get() < settings.maxSections() && settings.deadlineNanos() - now > 0;
     }
 }

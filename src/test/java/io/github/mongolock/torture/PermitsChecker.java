@@ -1,5 +1,6 @@
 package io.github.mongolock.torture;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -127,7 +128,10 @@ final class PermitsChecker {
      * moment its call was told busy, for the workloads' histories; a call given permits at once never watched the
      * victim's session (a semaphore may have other permits free: the torture's PERMITS_KILL counted 3.2 s from a caller
      * granted the one free permit 47 ms after the SIGSTOP, while the first caller told busy came 1.4 s later, and took
-     * the permits back 1.77 s after that).
+     * the permits back 1.77 s after that). And a waiter counts only while it waits: one told busy and then served by
+     * other permits that came free, before the victim's session was due, leaves no one to take them back (its manager
+     * still watches, and takes them back at its next look); PERMITS_PAUSE counted 2.9 s from a caller told busy 78 ms
+     * after the SIGSTOP and served soon after.
      */
     interface Arrivals {
         /** Every call from the moment it began (the checker's own tests, whose histories say nothing of busy). */
@@ -136,15 +140,36 @@ final class PermitsChecker {
         /** When the call of {@code process} on {@code semaphore} begun at {@code askedAt} was told busy; empty if never. */
         OptionalLong toldBusyAt(String process, String semaphore, long askedAt);
 
-        /** From the workloads' {@link AcquireFailure#BUSY} records: a call counts from when it was told busy, if ever. */
-        static Arrivals toldBusy(List<AcquireFailure> busy) {
+        /**
+         * Whether a waiter that arrived at {@code arrival} (the later of being told busy and the fault) and stopped
+         * waiting at {@code waitEnded} (its grant, or its failure) counts for a regrant at {@code seen}: by default
+         * every one.
+         */
+        default boolean counts(long arrival, long waitEnded, long seen) {
+            return true;
+        }
+
+        /**
+         * From the workloads' {@link AcquireFailure#BUSY} records: a call counts from when it was told busy, if ever,
+         * and only if it still waited when the permits came back, or had waited {@code bound} by then.
+         */
+        static Arrivals toldBusy(List<AcquireFailure> busy, Duration bound) {
             Map<String, Long> told = new HashMap<>();
             for (AcquireFailure record : busy) {
                 told.merge(record.process() + "\u0000" + record.lock() + "\u0000" + record.askedAt(), record.failedAt(), Math::min);
             }
-            return (process, semaphore, askedAt) -> {
-                Long at = told.get(process + "\u0000" + semaphore + "\u0000" + askedAt);
-                return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+            long boundNanos = bound.toNanos();
+            return new Arrivals() {
+                @Override
+                public OptionalLong toldBusyAt(String process, String semaphore, long askedAt) {
+                    Long at = told.get(process + "\u0000" + semaphore + "\u0000" + askedAt);
+                    return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+                }
+
+                @Override
+                public boolean counts(long arrival, long waitEnded, long seen) {
+                    return waitEnded - seen >= 0 || waitEnded - arrival >= boundNanos;
+                }
             };
         }
     }
@@ -327,7 +352,8 @@ final class PermitsChecker {
         for (PermitSection hold : ofSemaphore) {
             if (!hold.process().equals(fault.process()) && hold.start() - fault.at() >= 0 && waiters.waits(fault, hold)) {
                 OptionalLong arrived = arrivals.toldBusyAt(hold.process(), hold.semaphore(), hold.askedAt());
-                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0) {
+                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0
+                        && arrivals.counts(Math.max(arrived.getAsLong(), fault.at()), hold.start(), seen)) {
                     earliest = Math.min(earliest, arrived.getAsLong());
                 }
             }
@@ -336,7 +362,8 @@ final class PermitsChecker {
             if (failure.lock().equals(fault.semaphore()) && !failure.process().equals(fault.process())
                     && failure.failedAt() - fault.at() >= 0 && waiters.waits(fault, failure)) {
                 OptionalLong arrived = arrivals.toldBusyAt(failure.process(), failure.lock(), failure.askedAt());
-                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0) {
+                if (arrived.isPresent() && arrived.getAsLong() - seen <= 0
+                        && arrivals.counts(Math.max(arrived.getAsLong(), fault.at()), failure.failedAt(), seen)) {
                     earliest = Math.min(earliest, arrived.getAsLong());
                 }
             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.torture.SectionRecord.CloseOutcome;
 import io.github.mongolock.torture.SectionRecord.WriteOutcome;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -149,13 +150,35 @@ class PermitsCheckerTest {
         List<PermitSection> holds = List.of(victim, asked("q", 1, 2, 150, 160, 4_000), asked("r", 1, 3, 1_400, 3_350, 3_400));
         List<AcquireFailure> toldBusy = List.of(new AcquireFailure("r", "sem-0", AcquireFailure.BUSY, 1_400, 1_500));
         PermitsChecker.Report report = PermitsChecker.check(holds, List.of(), List.of(kill), List.of(), Set.of(),
-                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(toldBusy));
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(toldBusy, Duration.ofMillis(2_300)));
         assertEquals(1_800, report.maxRegrantFromWatchNanos(), "from r told busy at 1,500");
         assertEquals(3_200, report.maxRegrantNanos(), "from the SIGSTOP at 100");
         assertEquals(3_150, check(holds, kill).maxRegrantFromWatchNanos(), "every call an arrival: from q's at 150");
         PermitsChecker.Report nobodyTold = PermitsChecker.check(holds, List.of(), List.of(kill), List.of(), Set.of(),
-                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(List.of()));
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(List.of(), Duration.ofMillis(2_300)));
         assertEquals(3_200, nobodyTold.maxRegrantFromWatchNanos(), "no call told busy: from the SIGSTOP");
+    }
+
+    @Test
+    void aCallerToldBusyAndSoonServedByOtherPermitsIsNoWaiterButOneThatWaitedTheBoundIs() {
+        // Limit 2, p (the victim) holds 1 from 50, killed at 100. q is told busy at 150 (r's permit was in use) and served
+        // at 300 when r gave it back: it left nobody waiting. s is told busy at 1,300 and waits until the take-back at 3,200.
+        PermitSection victim = hold("p", 1, 1, 50, 0).endedByDeath(110);
+        PermitFault kill = new PermitFault(FaultEvent.Kind.KILL, "p", "sem-0", victim.owner(), 1, 100, 101, 110, 3_200);
+        List<PermitSection> holds = List.of(victim, asked("r", 1, 2, 60, 60, 290), asked("q", 1, 3, 140, 300, 400),
+                asked("s", 1, 4, 1_290, 3_250, 3_300));
+        List<AcquireFailure> toldBusy = List.of(new AcquireFailure("q", "sem-0", AcquireFailure.BUSY, 140, 150),
+                new AcquireFailure("s", "sem-0", AcquireFailure.BUSY, 1_290, 1_300));
+        Duration bound = Duration.ofNanos(2_300);
+        PermitsChecker.Report report = PermitsChecker.check(holds, List.of(), List.of(kill), List.of(), Set.of(),
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(toldBusy, bound));
+        assertEquals(1_900, report.maxRegrantFromWatchNanos(), "from s told busy at 1,300: q was served at 300");
+        // Had q waited until 2,700 (past the bound after being told busy) with nothing back, it counts: 3,050 > 2,300.
+        List<PermitSection> qWaited = List.of(victim, asked("r", 1, 2, 60, 60, 290), asked("q", 1, 3, 140, 2_700, 2_800),
+                asked("s", 1, 4, 1_290, 3_250, 3_300));
+        PermitsChecker.Report strict = PermitsChecker.check(qWaited, List.of(), List.of(kill), List.of(), Set.of(),
+                PermitsChecker.Waiters.ALL, PermitsChecker.Arrivals.toldBusy(toldBusy, bound));
+        assertEquals(3_050, strict.maxRegrantFromWatchNanos(), "from q told busy at 150: it waited the whole bound");
     }
 
     @Test

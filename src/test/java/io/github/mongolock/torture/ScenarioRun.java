@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -146,13 +147,16 @@ final class ScenarioRun {
                         scenario == Scenario.LEADER ? Optional.of(LeaderHistory.merge(elections)) : Optional.empty());
                 Set<String> killed = fleet.all().stream().filter(WorkerProcess::wasKilled).map(WorkerProcess::name)
                         .collect(Collectors.toSet());
+                // A waiter counts for a regrant once told busy, while it waits or once it waited the bound (PermitsChecker).
+                PermitsChecker.Arrivals arrivals = PermitsChecker.Arrivals.toldBusy(toldBusy,
+                        Objects.requireNonNullElse(scenario.recoveryBound(config), Duration.ZERO));
                 PermitsChecker.Report permits = !scenario.permits() ? PermitsChecker.Report.NONE
                         : scenario.readWrite() ? ReadWriteChecker.check(permitSections, failures, permitFaults.faults(),
                                 semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed,
-                                PermitsChecker.Arrivals.toldBusy(toldBusy))
+                                arrivals)
                         : PermitsChecker.check(permitSections, failures, permitFaults.faults(),
                                 semaphores(db.getCollection(WorkerSettings.LOCKS_COLLECTION)), killed, PermitsChecker.Waiters.ALL,
-                                PermitsChecker.Arrivals.toldBusy(toldBusy));
+                                arrivals);
                 ScenarioResult result = new ScenarioResult(scenario, report, Duration.ofNanos(System.nanoTime() - begin),
                         scenario.recoveryBound(config), faults.events(), faults.networkFaults(), hung.size(),
                         replicaSet ? rounds.figures() : StaleReadRounds.Figures.NONE, permits);

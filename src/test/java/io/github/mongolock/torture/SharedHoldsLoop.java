@@ -15,8 +15,6 @@ import io.github.mongolock.LockOptions;
 import io.github.mongolock.LockStoreException;
 import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.mongo.FencedCollection;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +22,6 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -47,7 +44,6 @@ final class SharedHoldsLoop {
     static final LockOptions NO_WAIT = LockOptions.defaults().waitTime(Duration.ZERO);
     /** A worker whose hold was found not held waits this long for its {@code onLeaseLost} before it closes. */
     private static final long LISTENER_WAIT_MS = 500;
-    private static final long STOP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /**
      * One round of a thread, as the workload picks it.
@@ -77,11 +73,7 @@ final class SharedHoldsLoop {
     /** "permits" or "read-write": in thread names and the foreign exceptions' labels. */
     private final String kind;
     private final Function<ThreadLocalRandom, Round> rounds;
-    private final AtomicInteger sections = new AtomicInteger();
-    /** The harness's stop file ({@link ManyLocksWorkload#requestStop}): the scenario ends once its faults are done. */
-    private final Path stopFile;
-    private volatile long stopCheckedAt = System.nanoTime();
-    private volatile boolean stopRequested;
+    private final WorkBudget budget;
 
     SharedHoldsLoop(WorkerSettings settings, HistoryWriter history, LockManager manager, MongoCollection<Document> counters,
                     String kind, Function<ThreadLocalRandom, Round> rounds) {
@@ -92,7 +84,7 @@ final class SharedHoldsLoop {
         this.plainCounters = counters;
         this.kind = kind;
         this.rounds = rounds;
-        this.stopFile = settings.history().resolveSibling(ManyLocksWorkload.STOP_FILE);
+        this.budget = new WorkBudget(settings);
     }
 
     void run() throws InterruptedException {
@@ -113,20 +105,10 @@ final class SharedHoldsLoop {
         }
     }
 
-    /** Before the deadline, within the budget, and not asked to stop by the harness (its stop file, looked for every 50 ms at most). */
-    private boolean running() {
-        long now = System.nanoTime();
-        if (!stopRequested && now - stopCheckedAt > STOP_CHECK_NANOS) {
-            stopCheckedAt = now;
-            stopRequested = Files.exists(stopFile);
-        }
-        return !stopRequested && sections.get() < settings.maxSections() && settings.deadlineNanos() - now > 0;
-    }
-
     private void loop() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         LockOptions options = LockOptions.defaults().waitTime(Duration.ofMillis(settings.waitMs()));
-        while (running()) {
+        while (budget.running()) {
             Round round = rounds.apply(random);
             long askedAt = System.nanoTime();
             Held held;
@@ -140,16 +122,12 @@ final class SharedHoldsLoop {
                     history.acquireFailed(round.name(), AcquireFailure.BUSY, askedAt, System.nanoTime());
                     held = round.await().apply(options);
                 }
-            } catch (LockTimeoutException busy) {
-                history.acquireFailed(round.name(), round.timeoutKind(), askedAt, System.nanoTime());
-                continue;
-            } catch (LockStoreException storeDown) {
-                history.acquireFailed(round.name(), "STORE", askedAt, System.nanoTime());
-                CriticalSection.pause(20_000);
-                continue;
-            } catch (LockException other) {
-                history.acquireFailed(round.name(), other.getClass().getSimpleName(), askedAt, System.nanoTime());
-                CriticalSection.pause(20_000);
+            } catch (LockException failed) {
+                history.acquireFailed(round.name(), AcquireFailure.kindOf(failed, round.timeoutKind()), askedAt,
+                        System.nanoTime());
+                if (!(failed instanceof LockTimeoutException)) {
+                    CriticalSection.pause(20_000);
+                }
                 continue;
             } catch (RuntimeException foreign) {
                 history.foreignException("acquire " + kind, foreign);
@@ -157,7 +135,7 @@ final class SharedHoldsLoop {
                 continue;
             }
             hold(held, askedAt, random);
-            sections.incrementAndGet();
+            budget.sectionDone();
         }
     }
 
