@@ -2,13 +2,13 @@ package io.github.mongolock.core;
 
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
-import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.PermitEvent;
 import io.github.mongolock.PermitHold;
 import io.github.mongolock.PermitsInfo;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -54,25 +54,9 @@ final class PermitReports {
         long start = clock.nanoTime();
         LockTracing.Span span = tracing == LockTracing.NONE ? LockTracing.Span.NONE
                 : tracing.permitsAcquireStarted(group, throwWhenBusy ? LockTracing.WaitMode.WAIT : LockTracing.WaitMode.TRY, permits);
-        LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
-        long token = -1;
-        Throwable failure = null;
-        try {
-            PermitHold hold = granted(call.get(), group);
-            outcome = hold != null ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
-            token = hold != null ? hold.fencingToken() : -1;
-            return hold;
-        } catch (LockTimeoutException timedOut) {
-            outcome = LockMetrics.Outcome.TIMED_OUT;
-            failure = timedOut;
-            throw timedOut;
-        } catch (RuntimeException | Error other) {
-            failure = other;
-            throw other;
-        } finally {
-            metrics.permitAcquireEnded(group, outcome, clock.nanoTime() - start);
-            span.ended(outcome, token, failure);
-        }
+        return ReportedCall.report(clock, start, span, () -> granted(call.get(), group),
+                hold -> hold == null ? OptionalLong.empty() : OptionalLong.of(hold.fencingToken()),
+                (outcome, nanos) -> metrics.permitAcquireEnded(group, outcome, nanos));
     }
 
     private PermitHold granted(PermitHold hold, String group) {

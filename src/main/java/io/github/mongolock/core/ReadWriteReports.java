@@ -2,7 +2,6 @@ package io.github.mongolock.core;
 
 import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
-import io.github.mongolock.LockTimeoutException;
 import io.github.mongolock.LockTracing;
 import io.github.mongolock.ReadWriteEvent;
 import io.github.mongolock.ReadWriteHold;
@@ -11,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -72,25 +72,9 @@ final class ReadWriteReports {
         long start = clock.nanoTime();
         LockTracing.Span span = tracing == LockTracing.NONE ? LockTracing.Span.NONE
                 : tracing.readWriteAcquireStarted(group, waits ? LockTracing.WaitMode.WAIT : LockTracing.WaitMode.TRY, mode);
-        LockMetrics.Outcome outcome = LockMetrics.Outcome.FAILED;
-        long token = -1;
-        Throwable failure = null;
-        try {
-            Optional<ReadWriteHold> hold = call.get().map(held -> opened(held, mode, group));
-            outcome = hold.isPresent() ? LockMetrics.Outcome.ACQUIRED : LockMetrics.Outcome.SKIPPED;
-            token = hold.map(ReadWriteHold::fencingToken).orElse(-1L);
-            return hold;
-        } catch (LockTimeoutException timedOut) {
-            outcome = LockMetrics.Outcome.TIMED_OUT;
-            failure = timedOut;
-            throw timedOut;
-        } catch (RuntimeException | Error other) {
-            failure = other;
-            throw other;
-        } finally {
-            metrics.readWriteAcquireEnded(group, mode, outcome, clock.nanoTime() - start);
-            span.ended(outcome, token, failure);
-        }
+        return ReportedCall.report(clock, start, span, () -> call.get().map(held -> opened(held, mode, group)),
+                hold -> hold.isPresent() ? OptionalLong.of(hold.get().fencingToken()) : OptionalLong.empty(),
+                (outcome, nanos) -> metrics.readWriteAcquireEnded(group, mode, outcome, nanos));
     }
 
     private ReadWriteHold opened(ReadWriteHold hold, ReadWriteHold.Mode mode, String group) {
