@@ -2,17 +2,11 @@ package io.github.mongolock.torture;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.mongolock.LockMetrics;
 import io.github.mongolock.LockOptions;
 import io.github.mongolock.ReadWriteHold;
-import io.github.mongolock.core.LockCoordinator;
-import io.github.mongolock.core.LockStore;
-import io.github.mongolock.core.MonotonicClock;
-import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -41,70 +35,59 @@ class DeadReadWriteHolderTest {
     private static final Duration LEASE = Duration.ofSeconds(1);
     private static final Duration WITHIN = Duration.ofMillis(Long.getLong("deadrw.within", 3_500));
 
-    private final DyingStore dying;
-    private final LockCoordinator dead;
-    private final LockCoordinator other;
+    private final DeadAndLiveManagers managers;
 
     DeadReadWriteHolderTest(TestMongo mongo) {
-        String db = mongo.freshDatabase();
-        LockStore real = new MongoLockStore(mongo.client().getDatabase(db), "locks", MongoLockStore.DEFAULT_TIMEOUT,
-                LockMetrics.NONE);
-        dying = new DyingStore(real);
-        dead = new LockCoordinator(dying, "dead:" + System.nanoTime(), LEASE, Duration.ofSeconds(10),
-                MonotonicClock.system(), List.of());
-        other = new LockCoordinator(real, "other:" + System.nanoTime(), LEASE, Duration.ofSeconds(10),
-                MonotonicClock.system(), List.of());
+        managers = new DeadAndLiveManagers(mongo, LEASE, Duration.ofSeconds(10));
     }
 
     @AfterEach
     void close() {
-        dying.revive();
-        other.close();
-        dead.close();
+        managers.close();
     }
 
     @Test
     void aDeadReadersAccessGoesToAWriter() {
-        dead.readWriteLock("rw").read();
-        dying.die();
-        assertTrue(timed("write beside a dead reader", () -> other.readWriteLock("rw").tryWrite(wait(WITHIN))).isPresent(),
+        managers.dead.readWriteLock("rw").read();
+        managers.dying.die();
+        assertTrue(timed("write beside a dead reader", () -> managers.other.readWriteLock("rw").tryWrite(wait(WITHIN))).isPresent(),
                 "no write within " + WITHIN.toMillis() + " ms of a reader's death");
     }
 
     @Test
     void aDeadManagersQueuedWriterDoesNotBlockReadersForEver() throws InterruptedException {
-        ReadWriteHold read = other.readWriteLock("rw").read();
+        ReadWriteHold read = managers.other.readWriteLock("rw").read();
         Thread writer = queuedWriter();
         read.close();
-        assertTrue(timed("read behind a dead queued writer", () -> other.readWriteLock("rw").tryRead(wait(WITHIN))).isPresent(),
+        assertTrue(timed("read behind a dead queued writer", () -> managers.other.readWriteLock("rw").tryRead(wait(WITHIN))).isPresent(),
                 "no read within " + WITHIN.toMillis() + " ms of a queued writer's manager's death");
         writer.interrupt();
     }
 
     @Test
     void aDeadManagersQueuedWriterDoesNotBlockOtherWritersForEver() throws InterruptedException {
-        ReadWriteHold read = other.readWriteLock("rw").read();
+        ReadWriteHold read = managers.other.readWriteLock("rw").read();
         Thread writer = queuedWriter();
         read.close();
-        assertTrue(timed("write behind a dead queued writer", () -> other.readWriteLock("rw").tryWrite(wait(WITHIN))).isPresent(),
+        assertTrue(timed("write behind a dead queued writer", () -> managers.other.readWriteLock("rw").tryWrite(wait(WITHIN))).isPresent(),
                 "no write within " + WITHIN.toMillis() + " ms of a queued writer's manager's death");
         writer.interrupt();
     }
 
     @Test
     void aDeadManagerHoldingReadWithAWriterQueuedGivesWayToAWriter() throws InterruptedException {
-        dead.readWriteLock("rw").read();
+        managers.dead.readWriteLock("rw").read();
         Thread writer = queuedWriterOfTheDead();
-        assertTrue(timed("write beside a dead reader whose manager's writer queued", () -> other.readWriteLock("rw")
+        assertTrue(timed("write beside a dead reader whose manager's writer queued", () -> managers.other.readWriteLock("rw")
                 .tryWrite(wait(WITHIN))).isPresent(), "no write within " + WITHIN.toMillis() + " ms");
         writer.interrupt();
     }
 
     @Test
     void aDeadManagerHoldingReadWithAWriterQueuedGivesWayToAReader() throws InterruptedException {
-        dead.readWriteLock("rw").read();
+        managers.dead.readWriteLock("rw").read();
         Thread writer = queuedWriterOfTheDead();
-        assertTrue(timed("read beside a dead reader whose manager's writer queued", () -> other.readWriteLock("rw")
+        assertTrue(timed("read beside a dead reader whose manager's writer queued", () -> managers.other.readWriteLock("rw")
                 .tryRead(wait(WITHIN))).isPresent(), "no read within " + WITHIN.toMillis() + " ms");
         writer.interrupt();
     }
@@ -115,12 +98,12 @@ class DeadReadWriteHolderTest {
      */
     @Test
     void writersRetryingShortWaitsGetPastADeadManagerHoldingReadWithAWriterQueued() throws InterruptedException {
-        dead.readWriteLock("rw").read();
+        managers.dead.readWriteLock("rw").read();
         Thread writer = queuedWriterOfTheDead();
         long begin = System.nanoTime();
         Optional<ReadWriteHold> got = Optional.empty();
         while (got.isEmpty() && System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(15)) {
-            got = other.readWriteLock("rw").tryWrite(wait(Duration.ofSeconds(2)));
+            got = managers.other.readWriteLock("rw").tryWrite(wait(Duration.ofSeconds(2)));
         }
         System.out.printf("[dead read-write holder] writers retrying 2 s waits: %s after %d ms%n",
                 got.isPresent() ? "granted" : "NOT granted", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
@@ -133,7 +116,7 @@ class DeadReadWriteHolderTest {
     private Thread queuedWriter() throws InterruptedException {
         Thread writer = startWriter();
         TimeUnit.MILLISECONDS.sleep(500);
-        dying.die();
+        managers.dying.die();
         return writer;
     }
 
@@ -145,7 +128,7 @@ class DeadReadWriteHolderTest {
     private Thread startWriter() {
         Thread writer = new Thread(() -> {
             try {
-                dead.readWriteLock("rw").write(wait(Duration.ofSeconds(30))).close();
+                managers.dead.readWriteLock("rw").write(wait(Duration.ofSeconds(30))).close();
             } catch (RuntimeException ended) {
                 // the test is over
             }

@@ -4,15 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.mongolock.LockSession;
 import io.github.mongolock.PermitHold;
-import io.github.mongolock.core.LockCoordinator;
-import io.github.mongolock.core.LockStore;
-import io.github.mongolock.core.MonotonicClock;
-import io.github.mongolock.LockMetrics;
-import io.github.mongolock.mongo.MongoLockStore;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -41,43 +35,32 @@ class RetriedTryAcquireTest {
     /** Lease + 3 %, a poll and a second of slack for a loaded machine. */
     private static final Duration WITHIN = Duration.ofMillis(3_000);
 
-    private final DyingStore dying;
-    private final LockCoordinator dead;
-    private final LockCoordinator other;
+    private final DeadAndLiveManagers managers;
 
     RetriedTryAcquireTest(TestMongo mongo) {
-        String db = mongo.freshDatabase();
-        LockStore real = new MongoLockStore(mongo.client().getDatabase(db), "locks",
-                MongoLockStore.DEFAULT_TIMEOUT, LockMetrics.NONE);
-        dying = new DyingStore(real);
-        dead = new LockCoordinator(dying, "dead:" + System.nanoTime(), LEASE, Duration.ofSeconds(5),
-                MonotonicClock.system(), List.of());
-        other = new LockCoordinator(real, "other:" + System.nanoTime(), LEASE, Duration.ofSeconds(5),
-                MonotonicClock.system(), List.of());
+        managers = new DeadAndLiveManagers(mongo, LEASE, Duration.ofSeconds(5));
     }
 
     @AfterEach
     void close() {
-        dying.revive();
-        other.close();
-        dead.close();
+        managers.close();
     }
 
     @Test
     void aRetriedTryAcquireTakesADeadHoldersLockOver() {
-        dead.acquire("job");
-        dying.die();
-        Optional<LockSession> got = retry(() -> other.tryAcquire("job"));
+        managers.dead.acquire("job");
+        managers.dying.die();
+        Optional<LockSession> got = retry(() -> managers.other.tryAcquire("job"));
         assertTrue(got.isPresent(), "no tryAcquire within " + WITHIN.toMillis() + " ms took the dead holder's lock over");
         got.get().close();
     }
 
     @Test
     void aRetriedTryAcquireTakesADeadHoldersPermitsBack() {
-        dead.permits("export", 1).acquire();
-        dying.die();
+        managers.dead.permits("export", 1).acquire();
+        managers.dying.die();
 
-        Optional<PermitHold> got = retry(() -> other.permits("export", 1).tryAcquire());
+        Optional<PermitHold> got = retry(() -> managers.other.permits("export", 1).tryAcquire());
         assertTrue(got.isPresent(), "no tryAcquire within " + WITHIN.toMillis() + " ms took the dead holder's permit back"
                 + " (a lock's waiter keeps its sightings across calls; a semaphore's forgets them when each call ends)");
         got.get().close();
