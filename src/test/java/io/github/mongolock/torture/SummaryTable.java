@@ -77,36 +77,49 @@ final class SummaryTable {
                 + " | unrecovered | max regrant | bound | from the fault | end state | held at end"
                 + " | paused in close, told store failure | stalled acquires | longest stall | wall time |\n");
         table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-        for (ScenarioResult result : rw) {
-            PermitsChecker.Report p = result.permits();
-            table.append("| ").append(result.scenario().title())
-                    .append(" | ").append(p.faults())
-                    .append(" | ").append(p.sections())
-                    .append(" | ").append(p.twoPermitSections())
-                    .append(" | ").append(p.killedInside())
-                    .append(" | ").append(p.toldLost())
-                    .append(" | ").append(p.maxBelieved().toString().replace("=", ": "))
-                    .append(" | ").append(p.atLimit())
-                    .append(" | ").append(p.overLimit())
-                    .append(" | ").append(p.tokenOrderViolations())
-                    .append(" | ").append(result.report().lostUpdates())
-                    .append(" | ").append(p.takenOver())
-                    .append(" | ").append(p.unrecovered())
-                    .append(" | ").append(millisOrDash(p.maxRegrantFromWatchNanos()))
-                    .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
-                    .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
-                    .append(" | ").append(p.endStateViolations())
-                    .append(" | ").append(p.heldAtEnd())
-                    .append(" | ").append(p.storeFailedCloses())
-                    .append(" | ").append(p.stalledAcquires())
-                    .append(" | ").append(millisOrDash(p.maxStallNanos()))
-                    .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
-        }
+        rw.forEach(result -> permitsRow(result, true, table));
         table.append("\nRead-write: stalled acquires timed out while nobody was granted their name (not asserted unless"
                 + " -D" + TortureTest.ASSERT_STALLS + "=false to report them only: DeadReadWriteHolderTest);"
                 + " max regrant from the later of a holder's SIGSTOP and the first call of another process told busy (a"
                 + " writer's, for a dead reader) until its access was seen granted again (from the fault: from the SIGSTOP).\n");
-        for (ScenarioResult result : rw) {
+        permitsProblems(rw, table);
+    }
+
+    /**
+     * A permits or read-write scenario's row ({@link PermitsChecker.Report}); {@code withStalls} adds the read-write
+     * columns of stalled acquires and the longest stall before the wall time.
+     */
+    private static void permitsRow(ScenarioResult result, boolean withStalls, StringBuilder table) {
+        PermitsChecker.Report p = result.permits();
+        table.append("| ").append(result.scenario().title())
+                .append(" | ").append(p.faults())
+                .append(" | ").append(p.sections())
+                .append(" | ").append(p.twoPermitSections())
+                .append(" | ").append(p.killedInside())
+                .append(" | ").append(p.toldLost())
+                .append(" | ").append(p.maxBelieved().toString().replace("=", ": "))
+                .append(" | ").append(p.atLimit())
+                .append(" | ").append(p.overLimit())
+                .append(" | ").append(p.tokenOrderViolations())
+                .append(" | ").append(result.report().lostUpdates())
+                .append(" | ").append(p.takenOver())
+                .append(" | ").append(p.unrecovered())
+                .append(" | ").append(millisOrDash(p.maxRegrantFromWatchNanos()))
+                .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
+                .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
+                .append(" | ").append(p.endStateViolations())
+                .append(" | ").append(p.heldAtEnd())
+                .append(" | ").append(p.storeFailedCloses());
+        if (withStalls) {
+            table.append(" | ").append(p.stalledAcquires())
+                    .append(" | ").append(millisOrDash(p.maxStallNanos()));
+        }
+        table.append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
+    }
+
+    /** The problems the permits checker listed, per scenario that has any. */
+    private static void permitsProblems(List<ScenarioResult> results, StringBuilder table) {
+        for (ScenarioResult result : results) {
             if (!result.permits().problems().isEmpty()) {
                 table.append("\n").append(result.scenario().title()).append(":\n");
                 result.permits().problems().forEach(problem -> table.append("  - ").append(problem).append('\n'));
@@ -125,38 +138,11 @@ final class SummaryTable {
                 + " the limit | above the limit | token-order violations | lost updates | regranted | unrecovered"
                 + " | max regrant | bound | from the fault | end state | held at end | paused in close, told store failure | wall time |\n");
         table.append("|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-        for (ScenarioResult result : permits) {
-            PermitsChecker.Report p = result.permits();
-            table.append("| ").append(result.scenario().title())
-                    .append(" | ").append(p.faults())
-                    .append(" | ").append(p.sections())
-                    .append(" | ").append(p.twoPermitSections())
-                    .append(" | ").append(p.killedInside())
-                    .append(" | ").append(p.toldLost())
-                    .append(" | ").append(p.maxBelieved().toString().replace("=", ": "))
-                    .append(" | ").append(p.atLimit())
-                    .append(" | ").append(p.overLimit())
-                    .append(" | ").append(p.tokenOrderViolations())
-                    .append(" | ").append(result.report().lostUpdates())
-                    .append(" | ").append(p.takenOver())
-                    .append(" | ").append(p.unrecovered())
-                    .append(" | ").append(millisOrDash(p.maxRegrantFromWatchNanos()))
-                    .append(" | ").append(result.recoveryBound() == null ? "-" : result.recoveryBound().toMillis() + " ms")
-                    .append(" | ").append(millisOrDash(p.maxRegrantNanos()))
-                    .append(" | ").append(p.endStateViolations())
-                    .append(" | ").append(p.heldAtEnd())
-                    .append(" | ").append(p.storeFailedCloses())
-                    .append(" | ").append(result.wallTime().toSeconds()).append(" s |\n");
-        }
+        permits.forEach(result -> permitsRow(result, false, table));
         table.append("\nPermits: most believed held, per semaphore (limits 2 and 3), the checker's own sum at a hold's start;"
                 + " max regrant from the later of a holder's SIGSTOP and the first call of another process told busy (its"
                 + " first attempt found too few permits free) until its permits were seen granted again (from the fault: from the SIGSTOP).\n");
-        for (ScenarioResult result : permits) {
-            if (!result.permits().problems().isEmpty()) {
-                table.append("\n").append(result.scenario().title()).append(":\n");
-                result.permits().problems().forEach(problem -> table.append("  - ").append(problem).append('\n'));
-            }
-        }
+        permitsProblems(permits, table);
     }
 
     /** The lifecycle, clock and replica-set scenarios' own figures, which the table's columns do not show. */
