@@ -1,7 +1,8 @@
 package io.github.mongolock.otel;
 
-import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Updates.set;
+import static io.github.mongolock.otel.MetricsSdk.gauge;
+import static io.github.mongolock.otel.MetricsSdk.metric;
+import static io.github.mongolock.otel.MetricsSdk.point;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,8 +18,6 @@ import io.github.mongolock.testing.ForeignTakeover;
 import io.github.mongolock.testing.MongoBackend;
 import io.github.mongolock.testing.TestMongo;
 import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -26,7 +25,6 @@ import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class OpenTelemetryLockMetricsTest {
 
     private final TestMongo mongo;
+    private MetricsSdk otel;
     private InMemoryMetricReader reader;
-    private OpenTelemetrySdk sdk;
     private OpenTelemetryLockMetrics metrics;
     private String database;
 
@@ -48,38 +46,20 @@ class OpenTelemetryLockMetricsTest {
 
     @BeforeEach
     void sdk() {
-        reader = InMemoryMetricReader.create();
-        sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build())
-                .build();
-        metrics = OpenTelemetryLockMetrics.of(sdk);
+        otel = new MetricsSdk();
+        reader = otel.reader;
+        metrics = otel.metrics;
         database = mongo.freshDatabase();
     }
 
     @AfterEach
     void close() {
-        metrics.close();
-        sdk.close();
+        otel.close();
     }
 
     private MongoLockManager manager(Duration lease) {
         return MongoLockManager.builder().uri(mongo.uri()).database(database).leaseTime(lease)
                 .metrics(metrics).build();
-    }
-
-    private MetricData metric(Collection<MetricData> all, String name) {
-        return all.stream().filter(m -> m.getName().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError(name + " not recorded; got "
-                        + all.stream().map(MetricData::getName).collect(Collectors.toList())));
-    }
-
-    private static HistogramPointData point(MetricData histogram, Attributes attributes) {
-        return histogram.getHistogramData().getPoints().stream().filter(p -> p.getAttributes().equals(attributes))
-                .findFirst().orElseThrow(() -> new AssertionError("no point " + attributes + " in " + histogram));
-    }
-
-    private static long gauge(MetricData gauge, Attributes attributes) {
-        return gauge.getLongGaugeData().getPoints().stream().filter(p -> p.getAttributes().equals(attributes))
-                .mapToLong(LongPointData::getValue).sum();
     }
 
     private static Attributes acquire(String group, String outcome) {
