@@ -122,17 +122,16 @@ final class PermitCoordinator {
         }
         Optional<PermitHold> outcome = Optional.empty();
         boolean woken = false;
-        // A holding session that came due while this caller paused: taken back at once, without looking first (the
-        // reclaim's compare-and-set on the beat still refuses a session renewed since). Three round trips fewer
-        // between a dead holder's session coming due and its permits coming back.
-        PermitHolders.Seen dueAfterPause = null;
+        // A holding session due to be taken back (seen due, or come due while this caller paused): the next attempt is
+        // the take-back, without looking first (its compare-and-set on the beat still refuses a session renewed since).
+        PermitHolders.Seen takeBackFirst = null;
         try {
             for (int attempt = 0; ; attempt++) {
                 refuseIfClosed();
                 long generation = signal == null ? 0 : signal.generation();
                 Session session = sessions.forGrant(lease);
-                PermitHolders.Seen stale = dueAfterPause;
-                dueAfterPause = null;
+                PermitHolders.Seen stale = takeBackFirst;
+                takeBackFirst = null;
                 if (stale != null) {
                     holderSessions.forget(stale.session());
                 }
@@ -151,15 +150,8 @@ final class PermitCoordinator {
                 long now = clock.nanoTime();
                 PermitHolders.Seen due = dueForReclaim(busy, now);
                 if (due != null) {
-                    holderSessions.forget(due.session());
-                    Answer reclaimed = attemptOnce(name, limit, permits, session, due);
-                    if (reclaimed.result() instanceof PermitAttempt.Granted) {
-                        outcome = register(name, limit, permits, session, reclaimed);
-                        if (outcome.isPresent()) {
-                            return interruptOnLoss(outcome, options);
-                        }
-                    }
-                    continue; // something changed: look again at once
+                    takeBackFirst = due; // taken back at once, by the next attempt
+                    continue;
                 }
                 if (busy.seen().isPresent() && queues.dropIfGone(name, busy.seen().get(), lease)) {
                     continue; // the gone head is out of the queue: our turn may be now
@@ -171,7 +163,7 @@ final class PermitCoordinator {
                 busy.seen().ifPresent(seen -> queues.busy(name, seen, permits, lease));
                 woken = pause(attempt, deadline - clock.nanoTime(), busy, signal, generation);
                 if (!woken) {
-                    dueAfterPause = dueWithoutLooking(busy, clock.nanoTime());
+                    takeBackFirst = dueWithoutLooking(busy, clock.nanoTime());
                 }
             }
         } finally {
